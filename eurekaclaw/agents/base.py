@@ -1,0 +1,144 @@
+"""BaseAgent and the context every agent receives.
+
+An agent reads its inputs from the KnowledgeBus, writes its outputs back, and logs what it does
+to episodic memory. Prompts live in templates (eurekaclaw/templates/prompts/*.j2) so a user can
+read exactly what the model is told.
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+import jinja2
+from pydantic import BaseModel
+
+from eurekaclaw.config import Settings
+from eurekaclaw.knowledge_bus.bus import KnowledgeBus
+from eurekaclaw.llm.session_client import SessionLLM
+from eurekaclaw.llm.types import LLMRequest, Message
+from eurekaclaw.memory.episodic import EpisodicMemory
+from eurekaclaw.tools.base import ToolRegistry
+from eurekaclaw.types.tasks import Task, TaskResult
+
+if TYPE_CHECKING:
+    from eurekaclaw.domains import DomainPlugin
+    from eurekaclaw.store.session import SessionDir, Workspace
+
+log = logging.getLogger(__name__)
+M = TypeVar("M", bound=BaseModel)
+
+TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
+
+
+@lru_cache(maxsize=1)
+def template_env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render_prompt(name: str, **context: Any) -> str:
+    """Render templates/prompts/<name>.j2."""
+    return template_env().get_template(f"prompts/{name}.j2").render(**context).strip()
+
+
+class EventSink(Protocol):
+    """Where agents report progress (the orchestrator shows it and writes events.jsonl)."""
+
+    def __call__(self, kind: str, **data: Any) -> None: ...
+
+
+def _no_events(kind: str, **data: Any) -> None:
+    return None
+
+
+@dataclass
+class AgentContext:
+    session_id: str
+    settings: Settings
+    bus: KnowledgeBus
+    llm: SessionLLM
+    tools: ToolRegistry
+    episodic: EpisodicMemory
+    workspace: Workspace | None = None
+    session: SessionDir | None = None
+    domain: str = "general"
+    plugin: DomainPlugin | None = None
+    events: EventSink = _no_events
+    # Optional services that later layers attach (memory manager, skill injector, ...).
+    services: dict[str, Any] = field(default_factory=dict)
+
+    def checkpoint(self, **data: Any) -> None:
+        """Persist the stage-internal position (e.g. the theory loop's lemma) for resume."""
+        if self.session is None:
+            return
+        current = self.session.load_checkpoint()
+        current.update(data)
+        self.session.save_checkpoint(current)
+
+
+class BaseAgent(ABC):
+    role: str = "agent"
+    max_tokens_key: str = "default"
+
+    def __init__(self, ctx: AgentContext) -> None:
+        self.ctx = ctx
+
+    @abstractmethod
+    async def execute(self, task: Task) -> TaskResult:
+        """Read inputs from the bus, do the work, write outputs to the bus."""
+
+    # --- helpers for subclasses -------------------------------------------------------------
+    def log(self, content: str, **metadata: Any) -> None:
+        self.ctx.episodic.log_event(self.role, content, metadata)
+
+    def system_dynamic(self) -> str:
+        """Per-call system text: domain hint, memories and skills where services provide them."""
+        parts = []
+        plugin = self.ctx.plugin
+        if plugin is not None:
+            hint = plugin.get_workflow_hint().strip()
+            if hint:
+                parts.append(f"<domain name=\"{plugin.name}\">\n{hint}\n</domain>")
+        memories = self.ctx.services.get("memories_block")
+        if memories:
+            parts.append(memories)
+        return "\n\n".join(parts)
+
+    def request(
+        self,
+        prompt: str,
+        *,
+        system: str | None = None,
+        output: type[BaseModel] | None = None,
+        tier: str = "main",
+        max_tokens: int | None = None,
+        extra_system: str = "",
+        lemma_id: str | None = None,
+    ) -> LLMRequest:
+        dynamic = "\n\n".join(p for p in (self.system_dynamic(), extra_system) if p)
+        return LLMRequest(
+            role=self.role,
+            system_stable=system if system is not None else render_prompt(f"{self.role}_system"),
+            system_dynamic=dynamic,
+            messages=[Message(role="user", content=prompt)],
+            output=output,
+            tier=tier,  # type: ignore[arg-type]
+            max_tokens=max_tokens or self.ctx.settings.max_tokens_for(self.max_tokens_key),
+            lemma_id=lemma_id,
+        )
+
+    async def ask_structured(self, request: LLMRequest, output: type[M]) -> M:
+        self.log(f"asks for {output.__name__}", lemma_id=request.lemma_id)
+        result = await self.ctx.llm.structured(request, output)
+        self.log(f"received {output.__name__}", lemma_id=request.lemma_id)
+        return result

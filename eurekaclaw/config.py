@@ -1,0 +1,158 @@
+"""Settings: every knob of the product, read from the environment, then ./.env, then
+$EUREKACLAW_DIR/.env (earlier sources win).
+
+`load_settings()` turns a validation failure into a ConfigError whose one line names the
+variable and the allowed values, so a typo in .env never ends in a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal, get_args, get_origin
+
+from dotenv import dotenv_values
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
+
+from eurekaclaw.errors import ConfigError
+
+BackendName = Literal["anthropic", "openai_compat", "local", "scripted", "replay"]
+GateMode = Literal["none", "auto", "human"]
+TheoryPipeline = Literal["default", "memory_guided"]
+ExperimentMode = Literal["auto", "true", "false"]
+OpenAIStructured = Literal["json_schema", "tool", "prompt"]
+
+DEFAULT_DIR = Path("~/.eurekaclaw")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="",
+        case_sensitive=False,
+        extra="ignore",
+        env_ignore_empty=True,
+        validate_default=True,
+    )
+
+    # --- LLM backends --------------------------------------------------------------------
+    llm_backend: BackendName | None = None
+    anthropic_api_key: SecretStr | None = None
+    anthropic_base_url: str | None = None
+    eurekaclaw_model: str = "claude-sonnet-4-6"
+    eurekaclaw_fast_model: str = "claude-haiku-4-5"
+    openai_compat_base_url: str | None = None
+    openai_compat_api_key: SecretStr | None = None
+    openai_compat_model: str | None = None
+    openai_compat_structured: OpenAIStructured = "json_schema"
+    eurekaclaw_local_model: Path | None = None
+    local_threads: int = Field(default=0, ge=0, le=256)
+    local_context: int = Field(default=8192, ge=512, le=1_048_576)
+    llm_max_retries: int = Field(default=4, ge=0, le=20)
+    llm_outer_retries: int = Field(default=6, ge=0, le=100)
+    llm_retry_base_s: float = Field(default=10.0, ge=0.0, le=3600.0)
+    llm_retry_max_s: float = Field(default=300.0, ge=0.0, le=86_400.0)
+    llm_timeout_s: float = Field(default=600.0, gt=0.0, le=86_400.0)
+
+    # --- storage ----------------------------------------------------------------------------
+    eurekaclaw_dir: Path = DEFAULT_DIR
+
+    # --- pipeline -------------------------------------------------------------------------
+    gate_mode: GateMode = "auto"
+    stage_max_retries: int = Field(default=1, ge=0, le=10)
+    theory_max_iterations: int = Field(default=10, ge=1, le=200)
+    theory_pipeline: TheoryPipeline = "default"
+    theory_concurrency: int = Field(default=4, ge=1, le=64)
+    theory_max_replans: int = Field(default=2, ge=0, le=10)
+    stagnation_window: int = Field(default=3, ge=2, le=50)
+    experiment_mode: ExperimentMode = "auto"
+    eurekaclaw_budget_usd: float | None = Field(default=None, ge=0.0)
+
+    # --- per-call token limits ---------------------------------------------------------------
+    max_tokens_default: int = Field(default=4096, ge=64, le=200_000)
+    max_tokens_survey: int = Field(default=4096, ge=64, le=200_000)
+    max_tokens_formalize: int = Field(default=8192, ge=64, le=200_000)
+    max_tokens_prover: int = Field(default=8192, ge=64, le=200_000)
+    max_tokens_verifier: int = Field(default=4096, ge=64, le=200_000)
+    max_tokens_writer: int = Field(default=8192, ge=64, le=200_000)
+    max_tokens_fast: int = Field(default=1024, ge=64, le=200_000)
+
+    # --- literature services -----------------------------------------------------------------
+    s2_api_key: SecretStr | None = None
+    openalex_mailto: str | None = None
+
+    # --- scoring ---------------------------------------------------------------------------------
+    direction_weights: Annotated[tuple[float, float, float], NoDecode] = (0.4, 0.35, 0.25)
+    eval_weights: Annotated[tuple[float, float, float, float, float], NoDecode] = (
+        0.35, 0.25, 0.15, 0.15, 0.10)
+
+    @field_validator("direction_weights", "eval_weights", mode="before")
+    @classmethod
+    def _parse_weights(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            parts = [p.strip() for p in value.split(",") if p.strip()]
+            return tuple(float(p) for p in parts)
+        return value
+
+    @field_validator("direction_weights", "eval_weights")
+    @classmethod
+    def _weights_non_negative(cls, value: tuple[float, ...]) -> tuple[float, ...]:
+        if any(w < 0 for w in value) or sum(value) <= 0:
+            raise ValueError("weights must be non-negative with a positive sum")
+        return value
+
+    @field_validator("eurekaclaw_dir", mode="after")
+    @classmethod
+    def _expand_dir(cls, value: Path) -> Path:
+        return Path(os.path.expandvars(str(value))).expanduser()
+
+    # --- derived --------------------------------------------------------------------------------
+    @property
+    def runs_dir(self) -> Path:
+        return self.eurekaclaw_dir / "runs"
+
+    def max_tokens_for(self, call_type: str) -> int:
+        return int(getattr(self, f"max_tokens_{call_type}", self.max_tokens_default))
+
+
+def _allowed_values(field_name: str) -> str | None:
+    """The Literal choices of a field (through Optional), e.g. 'none|auto|human'."""
+    pending = [Settings.model_fields[field_name].annotation]
+    literals: list[str] = []
+    while pending:
+        ann = pending.pop()
+        if get_origin(ann) is Literal:
+            literals.extend(str(v) for v in get_args(ann))
+        else:
+            pending.extend(a for a in get_args(ann) if a is not type(None))
+    return "|".join(literals) if literals else None
+
+
+def _error_line(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    field_name = str(err["loc"][0]) if err.get("loc") else "?"
+    var = field_name.upper()
+    allowed = _allowed_values(field_name) if field_name in Settings.model_fields else None
+    got = err.get("input")
+    got_text = f" (got {got!r})" if got is not None and not isinstance(got, dict) else ""
+    if allowed:
+        return f"invalid setting {var}{got_text}: allowed values are {allowed}"
+    return f"invalid setting {var}{got_text}: {err.get('msg', 'invalid value')}"
+
+
+def _dir_from_sources() -> Path:
+    raw = os.environ.get("EUREKACLAW_DIR") or dotenv_values(".env").get("EUREKACLAW_DIR")
+    return Path(os.path.expandvars(raw or str(DEFAULT_DIR))).expanduser()
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build Settings from env, ./.env and $EUREKACLAW_DIR/.env; raise ConfigError on a bad value."""
+    home_env = _dir_from_sources() / ".env"
+    # pydantic-settings lets later env files win, and real environment variables beat both.
+    env_files = tuple(str(p) for p in (home_env, Path(".env")) if p.is_file())
+    try:
+        return Settings(_env_file=env_files or None, **overrides)
+    except ValidationError as exc:
+        raise ConfigError(_error_line(exc)) from None
+    except SettingsError as exc:
+        raise ConfigError(f"invalid setting: {exc}") from None

@@ -1,0 +1,1 @@
+from eurekaclaw.knowledge_bus.bus import KnowledgeBus  # noqa: F401

@@ -1,0 +1,171 @@
+"""The `scripted` backend: deterministic replies for tests and demos, no model involved.
+
+Drive it with rules (a YAML/JSON file or a list) or a Python function, in the spirit of
+pydantic-ai's FunctionModel. A rule matches on the calling role, the requested output model,
+a substring or a regex of the prompt; its replies are used in order and the last one repeats
+(unless `once: true`, after which the rule is spent). See docs/testing.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import inspect
+import json
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from eurekaclaw.errors import BadInputError, LLMFatalError
+from eurekaclaw.llm.types import LLMRequest, LLMResponse, ModelTier, ToolUseBlock, Usage
+
+Responder = Callable[[LLMRequest], Any | Awaitable[Any]]
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def to_response(reply: Any, request: LLMRequest) -> LLMResponse:
+    """Accept an LLMResponse, a str (text), or a dict (response fields, else structured data)."""
+    if isinstance(reply, LLMResponse):
+        resp = reply
+    elif isinstance(reply, str):
+        resp = LLMResponse(text=reply)
+    elif isinstance(reply, dict):
+        fields = {"text", "structured", "tool_calls", "stop_reason"}
+        if set(reply) & fields:
+            calls = [
+                ToolUseBlock(id=c.get("id") or f"call_{i}", name=c["name"], input=c.get("input", {}))
+                for i, c in enumerate(reply.get("tool_calls") or [])
+            ]
+            resp = LLMResponse(
+                text=reply.get("text", ""),
+                structured=reply.get("structured"),
+                tool_calls=calls,
+                stop_reason=reply.get("stop_reason") or ("tool_use" if calls else "end_turn"),
+            )
+        else:
+            resp = LLMResponse(structured=reply)
+    else:
+        raise LLMFatalError(f"scripted reply of unsupported type {type(reply).__name__}")
+    if resp.usage == Usage():
+        out_chars = len(resp.text) + len(json.dumps(resp.structured or {}))
+        resp.usage = Usage(
+            input_tokens=(len(request.system_text()) + len(request.prompt_text())) // 4 + 1,
+            output_tokens=out_chars // 4 + 1,
+        )
+    resp.model = resp.model or "scripted"
+    return resp
+
+
+class Rule:
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self.roles = _as_list(spec.get("role"))
+        self.outputs = _as_list(spec.get("output"))
+        self.contains = _as_list(spec.get("contains"))
+        self.regex = re.compile(spec["regex"], re.DOTALL) if spec.get("regex") else None
+        self.replies = list(spec.get("replies") or _as_list(spec.get("reply")))
+        self.once = bool(spec.get("once", False))
+        self.delay_s = float(spec.get("delay_s", 0.0))
+        self.used = 0
+        if not self.replies:
+            raise BadInputError("a scripted rule needs `reply` or `replies`")
+
+    def matches(self, request: LLMRequest) -> bool:
+        if self.once and self.used >= len(self.replies):
+            return False
+        if self.roles and request.role not in self.roles:
+            return False
+        if self.outputs and request.output_name() not in self.outputs:
+            return False
+        text = request.system_text() + "\n" + request.prompt_text()
+        if any(c not in text for c in self.contains):
+            return False
+        return not (self.regex and not self.regex.search(text))
+
+    def next_reply(self) -> Any:
+        reply = self.replies[min(self.used, len(self.replies) - 1)]
+        self.used += 1
+        return reply
+
+
+class ScriptedBackend:
+    name = "scripted"
+
+    def __init__(
+        self,
+        rules: list[dict[str, Any]] | None = None,
+        responder: Responder | None = None,
+        default: Any = None,
+    ) -> None:
+        self.rules = [Rule(r) for r in (rules or [])]
+        self.responder = responder
+        self.default = default
+        self.calls: list[LLMRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    def model_for(self, tier: ModelTier) -> str:
+        return f"scripted-{tier}"
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        self.calls.append(request)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            reply: Any = None
+            delay = 0.0
+            for rule in self.rules:
+                if rule.matches(request):
+                    reply, delay = rule.next_reply(), rule.delay_s
+                    break
+            if reply is None and self.responder is not None:
+                reply = self.responder(request)
+                if inspect.isawaitable(reply):
+                    reply = await reply
+            if reply is None:
+                reply = self.default
+            if reply is None:
+                raise LLMFatalError(
+                    f"scripted backend has no reply for role {request.role!r} "
+                    f"(output {request.output_name()}): {request.prompt_text()[:120]!r}"
+                )
+            if delay:
+                await asyncio.sleep(delay)
+            else:
+                await asyncio.sleep(0)
+            return to_response(reply, request)
+        finally:
+            self.in_flight -= 1
+
+    @classmethod
+    def from_file(cls, path: Path) -> ScriptedBackend:
+        """Rules from .yaml/.yml/.json, or a `respond(request)` function from a .py file."""
+        path = Path(path)
+        if not path.is_file():
+            raise BadInputError(f"scripted LLM file not found: {path}")
+        if path.suffix == ".py":
+            spec = importlib.util.spec_from_file_location(f"eurekaclaw_script_{path.stem}", path)
+            if spec is None or spec.loader is None:
+                raise BadInputError(f"cannot load scripted responder from {path}")
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            responder = getattr(module, "respond", None)
+            if not callable(responder):
+                raise BadInputError(f"{path} must define respond(request)")
+            return cls(responder=responder)
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise BadInputError(f"scripted LLM file {path} is not valid YAML/JSON: {exc}") from None
+        if isinstance(data, list):
+            data = {"rules": data}
+        if not isinstance(data, dict):
+            raise BadInputError(f"scripted LLM file {path} must hold a list of rules")
+        return cls(rules=data.get("rules") or [], default=data.get("default"))

@@ -1,0 +1,1 @@
+"""The four memory tiers (episodic, persistent, knowledge graph, domain insights)."""

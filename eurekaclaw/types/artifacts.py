@@ -1,0 +1,323 @@
+"""Artifacts that flow over the KnowledgeBus and are saved in a session directory.
+
+Models only, no I/O. Every top-level artifact carries `schema_version` so a session written by
+an older version still loads; unknown fields are ignored for the same reason.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class Artifact(Model):
+    schema_version: int = 1
+
+
+# --------------------------------------------------------------------------------------------
+# Verification
+# --------------------------------------------------------------------------------------------
+
+VerificationLevel = Literal["formal", "smt", "reviewed", "cited", "unverified"]
+
+# Strongest first. `level_rank` gives a number where higher means stronger.
+VERIFICATION_ORDER: tuple[VerificationLevel, ...] = ("formal", "smt", "reviewed", "cited", "unverified")
+
+
+def level_rank(level: VerificationLevel) -> int:
+    return len(VERIFICATION_ORDER) - VERIFICATION_ORDER.index(level)
+
+
+def weakest_level(levels: list[VerificationLevel]) -> VerificationLevel:
+    if not levels:
+        return "unverified"
+    return min(levels, key=level_rank)
+
+
+CheckVerdict = Literal["passed", "failed", "unknown", "error", "skipped", "no_checker"]
+
+
+class ClaimVariable(Model):
+    """A variable of a machine-checkable claim and its domain.
+
+    domain: real | positive (x > 0) | nonnegative (x >= 0) | integer | natural (integer >= low,
+    low defaults to 0) | interval (low <= x <= high, bounds inclusive unless open_low/open_high).
+    """
+
+    name: str
+    domain: Literal["real", "positive", "nonnegative", "integer", "natural", "interval"] = "real"
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+
+
+class Claim(Model):
+    """A quantitative statement a machine can try to refute or prove.
+
+    `conclusion` is a relation in the claim language (docs/verification.md), e.g.
+    "(a + b)/2 >= sqrt(a*b)"; `assumptions` are relations that restrict the variables.
+    """
+
+    variables: list[ClaimVariable] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
+    conclusion: str
+
+
+class CheckResult(Model):
+    """What one checker said about one lemma (or its claim)."""
+
+    checker: str  # "falsifier", "z3", "cvc5", "coq", "lean", "llm_review", "citation"
+    verdict: CheckVerdict
+    detail: str = ""
+    version: str | None = None
+    counterexample: dict[str, Any] | None = None
+    seconds: float | None = None
+
+
+class Counterexample(Model):
+    lemma_id: str
+    assignment: dict[str, Any] = Field(default_factory=dict)
+    description: str = ""
+    checker: str = ""
+    confirmed: bool = False
+    violation: float | None = None
+    found_at: datetime = Field(default_factory=utcnow)
+
+
+# --------------------------------------------------------------------------------------------
+# Theory
+# --------------------------------------------------------------------------------------------
+
+Provenance = Literal["known", "adapted", "new"]
+LemmaStatus = Literal["pending", "in_progress", "proved", "failed", "refuted"]
+TheoryStatus = Literal["pending", "in_progress", "proved", "refuted", "abandoned"]
+ErrorCategory = Literal[
+    "gap",
+    "invalid_step",
+    "missing_case",
+    "wrong_assumption",
+    "bound_too_loose",
+    "circular",
+    "counterexample",
+    "mechanical_check",
+    "formal_check",
+    "unparseable",
+    "other",
+]
+
+
+class KnownResult(Model):
+    statement: str
+    assumptions: list[str] = Field(default_factory=list)
+    source: str = ""  # paper id / cite key
+    location: str = ""  # where in the paper (section, theorem number)
+
+
+class ProofPlan(Model):
+    """One item of the proof plan, labelled with where its argument comes from."""
+
+    id: str
+    description: str
+    provenance: Provenance = "new"
+    citation: str | None = None
+    lemma_ids: list[str] = Field(default_factory=list)
+
+
+class LemmaNode(Model):
+    id: str
+    statement: str  # LaTeX
+    informal: str = ""
+    provenance: Provenance = "new"
+    citation: str | None = None  # paper id / cite key for known results
+    dependencies: list[str] = Field(default_factory=list)
+    claim: Claim | None = None
+    is_root: bool = False
+    status: LemmaStatus = "pending"
+    parent: str | None = None  # set when the lemma was split out of another one
+
+
+class SelfAssessment(Model):
+    confidence: float = Field(default=0.0, ge=0.0, le=1.0)
+    gaps: list[str] = Field(default_factory=list)
+    weakest_step: str = ""
+
+
+class ProofRecord(Model):
+    lemma_id: str
+    proof: str
+    verification_level: VerificationLevel
+    checks: list[CheckResult] = Field(default_factory=list)
+    attempts: int = 1
+    self_assessment: SelfAssessment | None = None
+    review_confidence: float | None = None
+    formal_proof: str | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class FailedAttempt(Model):
+    lemma_id: str
+    attempt: int
+    proof: str = ""
+    error_category: ErrorCategory = "other"
+    verifier_text: str = ""
+    checks: list[CheckResult] = Field(default_factory=list)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class TheoryState(Artifact):
+    informal_statement: str = ""
+    formal_statement: str = ""
+    assumptions: list[str] = Field(default_factory=list)
+    known_results: list[KnownResult] = Field(default_factory=list)
+    research_gap: str = ""
+    proof_plan: list[ProofPlan] = Field(default_factory=list)
+    lemma_dag: dict[str, LemmaNode] = Field(default_factory=dict)
+    proven_lemmas: dict[str, ProofRecord] = Field(default_factory=dict)
+    open_goals: list[str] = Field(default_factory=list)
+    failed_attempts: list[FailedAttempt] = Field(default_factory=list)
+    counterexamples: list[Counterexample] = Field(default_factory=list)
+    assembled_proof: str | None = None
+    consistency_check: CheckResult | None = None
+    status: TheoryStatus = "pending"
+    status_reason: str = ""
+    replans: int = 0
+
+    def root_id(self) -> str | None:
+        roots = [n.id for n in self.lemma_dag.values() if n.is_root]
+        return roots[0] if len(roots) == 1 else None
+
+    def weakest_level(self) -> VerificationLevel:
+        return weakest_level([r.verification_level for r in self.proven_lemmas.values()])
+
+
+# --------------------------------------------------------------------------------------------
+# Literature
+# --------------------------------------------------------------------------------------------
+
+CitationStatus = Literal["verified", "suspicious", "not_found", "unverified"]
+
+
+class Paper(Model):
+    """A bibliography entry. `sources` says where its metadata came from."""
+
+    paper_id: str  # stable key: "doi:…", "arxiv:…", "s2:…", "openalex:…"
+    title: str
+    authors: list[str] = Field(default_factory=list)
+    year: int | None = None
+    abstract: str = ""
+    venue: str = ""
+    doi: str | None = None
+    arxiv_id: str | None = None
+    s2_id: str | None = None
+    openalex_id: str | None = None
+    url: str | None = None
+    citation_count: int | None = None
+    sources: list[str] = Field(default_factory=list)
+    verification: CitationStatus = "unverified"
+    verification_detail: str = ""
+    similarity: float | None = None
+    cite_key: str | None = None
+    relevant: bool = True
+
+
+class Bibliography(Artifact):
+    papers: list[Paper] = Field(default_factory=list)
+    checks_ran: bool = False  # False when offline: nothing could be verified
+
+
+class PaperSummary(Model):
+    paper_id: str
+    summary: str
+    known_results: list[KnownResult] = Field(default_factory=list)
+
+
+class ResearchDirection(Model):
+    title: str
+    statement: str
+    rationale: str = ""
+    novelty: float = Field(default=0.0, ge=0.0, le=1.0)
+    soundness: float = Field(default=0.0, ge=0.0, le=1.0)
+    transformative: float = Field(default=0.0, ge=0.0, le=1.0)
+    composite: float = 0.0
+
+
+class ResearchBrief(Artifact):
+    domain: str = ""
+    query: str = ""
+    requested_ids: list[str] = Field(default_factory=list)
+    missing_ids: list[str] = Field(default_factory=list)
+    summaries: list[PaperSummary] = Field(default_factory=list)
+    known_results: list[KnownResult] = Field(default_factory=list)
+    gap_analysis: str = ""
+    directions: list[ResearchDirection] = Field(default_factory=list)
+    selected_direction: ResearchDirection | None = None
+    unavailable_sources: list[str] = Field(default_factory=list)
+    offline: bool = False
+    notes: list[str] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------
+# Experiment, paper, evaluation
+# --------------------------------------------------------------------------------------------
+
+
+class BoundCheck(Model):
+    name: str
+    horizon: int
+    empirical_mean: float
+    std_error: float
+    quantiles: dict[str, float] = Field(default_factory=dict)
+    theoretical: float
+    held: bool
+    margin: float | None = None
+
+
+class ExperimentResult(Artifact):
+    status: Literal["completed", "skipped", "failed"] = "completed"
+    reason: str = ""
+    domain: str = ""
+    spec: dict[str, Any] = Field(default_factory=dict)
+    bound_checks: list[BoundCheck] = Field(default_factory=list)
+    rate_fits: list[dict[str, Any]] = Field(default_factory=list)
+    claim_violation_rates: dict[str, float] = Field(default_factory=dict)
+    alignment_score: float | None = None
+    plot_csv: str | None = None  # file name inside the session directory
+    notes: list[str] = Field(default_factory=list)
+
+
+class PaperOutput(Artifact):
+    tex_file: str | None = None
+    md_file: str | None = None
+    bib_file: str | None = None
+    pdf_file: str | None = None
+    compiled: bool = False
+    compile_error: str = ""
+    notes: list[str] = Field(default_factory=list)
+    weakest_level: VerificationLevel = "unverified"
+
+
+class EvalDimension(Model):
+    name: str
+    score: float | None  # None: not applicable
+    weight: float
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    explanation: str = ""
+
+
+class EvalReport(Artifact):
+    session_id: str
+    dimensions: list[EvalDimension] = Field(default_factory=list)
+    total: float = 0.0
+    notes: list[str] = Field(default_factory=list)
+    created_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,92 @@
+"""Sessions, pipeline progress and agent task results."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field
+
+from eurekaclaw.types.artifacts import Artifact, Model, utcnow
+
+Mode = Literal["prove", "from-papers", "explore"]
+StageName = Literal["survey", "formalize", "theory", "experiment", "write", "evaluate", "learn"]
+STAGE_ORDER: tuple[StageName, ...] = (
+    "survey",
+    "formalize",
+    "theory",
+    "experiment",
+    "write",
+    "evaluate",
+    "learn",
+)
+StageStatus = Literal["pending", "running", "completed", "skipped", "failed", "absent", "interrupted"]
+SessionStatus = Literal[
+    "running", "paused", "completed", "partial", "failed", "budget_exceeded", "interrupted"
+]
+
+
+class InputSpec(Model):
+    mode: Mode
+    statement: str = ""
+    paper_ids: list[str] = Field(default_factory=list)
+    domain: str | None = None
+    budget_usd: float | None = None
+    gate_mode: Literal["none", "auto", "human"] | None = None
+    output_dir: str | None = None
+
+
+class StageRecord(Model):
+    name: StageName
+    status: StageStatus = "pending"
+    reason: str = ""
+    attempts: int = 0
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+class PipelineState(Artifact):
+    stages: list[StageRecord] = Field(
+        default_factory=lambda: [StageRecord(name=name) for name in STAGE_ORDER]
+    )
+
+    def record(self, name: str) -> StageRecord:
+        for rec in self.stages:
+            if rec.name == name:
+                return rec
+        raise KeyError(name)
+
+
+class SessionMeta(Artifact):
+    session_id: str
+    mode: Mode
+    statement: str = ""
+    paper_ids: list[str] = Field(default_factory=list)
+    domain: str = "general"
+    status: SessionStatus = "running"
+    status_reason: str = ""
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    backend: str = ""
+    model: str = ""
+    budget_usd: float | None = None
+    gate_mode: str = "auto"
+    output_dir: str | None = None
+    cost_usd: float = 0.0
+    theory_status: str | None = None
+
+
+class Task(Model):
+    """What the orchestrator asks an agent to do."""
+
+    stage: str
+    description: str = ""
+    inputs: dict[str, Any] = Field(default_factory=dict)
+
+
+class TaskResult(Model):
+    success: bool
+    summary: str = ""
+    outputs: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    partial: bool = False
