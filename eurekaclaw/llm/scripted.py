@@ -60,7 +60,7 @@ def to_response(reply: Any, request: LLMRequest) -> LLMResponse:
             input_tokens=(len(request.system_text()) + len(request.prompt_text())) // 4 + 1,
             output_tokens=out_chars // 4 + 1,
         )
-    resp.model = resp.model or "scripted"
+    resp.model = resp.model or request.model or "scripted"
     return resp
 
 

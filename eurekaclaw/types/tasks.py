@@ -90,3 +90,19 @@ class TaskResult(Model):
     outputs: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
     partial: bool = False
+
+
+class ResearchOutput(Model):
+    """What a run returns to the CLI (also printed with --json)."""
+
+    session_id: str
+    status: SessionStatus
+    status_reason: str = ""
+    theory_status: str | None = None
+    weakest_level: str | None = None
+    stages: list[StageRecord] = Field(default_factory=list)
+    cost_usd: float = 0.0
+    llm_calls: int = 0
+    session_dir: str = ""
+    output_dir: str | None = None
+    files: list[str] = Field(default_factory=list)

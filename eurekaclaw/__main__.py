@@ -1,0 +1,3 @@
+from eurekaclaw.cli import app
+
+app()

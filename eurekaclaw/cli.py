@@ -1,0 +1,419 @@
+"""The `eurekaclaw` command: parse, call one orchestrator entry point, render.
+
+Heavy modules are imported inside the commands so `eurekaclaw --help` starts fast.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from eurekaclaw.errors import EXIT_FAILED, EXIT_INTERRUPTED, EurekaError
+
+app = typer.Typer(
+    name="eurekaclaw",
+    help=(
+        "Machine-assisted mathematical research: survey the literature, formalize a statement "
+        "into a lemma DAG, prove it bottom-up with mechanical checks, run experiments and write "
+        "a LaTeX paper.\n\nExamples:\n\n"
+        '  eurekaclaw prove "For all real x, x^2 - 2x + 1 >= 0"\n\n'
+        "  eurekaclaw from-papers 1204.5721 --domain mab\n\n"
+        '  eurekaclaw explore "multi-armed bandits with heavy tails"'
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_state: dict[str, Any] = {"verbose": False}
+
+DomainOpt = Annotated[str | None, typer.Option("--domain", help="Domain plugin (e.g. mab); default: detected from the text.")]
+OutputOpt = Annotated[
+    str | None,
+    typer.Option("--output", "-o", help="Where to copy the session's artefacts [default: ./results/<session_id>]."),
+]
+GateOpt = Annotated[str | None, typer.Option("--gate", help="Pause between stages: none | auto | human.")]
+BudgetOpt = Annotated[float | None, typer.Option("--budget-usd", min=0.0, help="Stop cleanly before spending more than this.")]
+LLMOpt = Annotated[
+    str | None,
+    typer.Option("--llm", help="Backend override: anthropic | openai_compat | local | scripted:<file> | replay:<session>."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print a machine-readable result on stdout.")]
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show debug logs and tracebacks.")]
+
+
+def _setup_logging(verbose: bool) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    for noisy in ("httpx", "httpcore", "anthropic", "filelock", "asyncio"):
+        logging.getLogger(noisy).setLevel(logging.INFO if verbose else logging.WARNING)
+
+
+def _log_input_error(message: str) -> None:
+    """Record a rejected command in $EUREKACLAW_DIR/events.jsonl (best effort, nothing else)."""
+    try:
+        import os
+        from pathlib import Path
+
+        from eurekaclaw.store.files import append_jsonl
+        from eurekaclaw.types.artifacts import utcnow
+
+        root = Path(os.environ.get("EUREKACLAW_DIR", "~/.eurekaclaw")).expanduser()
+        append_jsonl(root / "events.jsonl", {"ts": utcnow().isoformat(), "kind": "input_error", "message": message, "argv": sys.argv[1:]})
+    except Exception:  # noqa: BLE001 - logging an error must never raise another one
+        pass
+
+
+def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """One readable line and a meaningful exit code for every error a user can cause."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        verbose = bool(kwargs.get("verbose"))
+        _state["verbose"] = verbose
+        _setup_logging(verbose)
+        from rich.text import Text
+
+        from eurekaclaw.console import err
+
+        try:
+            return func(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except EurekaError as exc:
+            if verbose:
+                err().print_exception()
+            if exc.exit_code == 2:
+                _log_input_error(exc.user_message())
+            err().print(Text("error: ", style="bold red") + Text(exc.user_message()), highlight=False)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            err().print("[magenta]interrupted[/]: the session was checkpointed; `eurekaclaw sessions` lists it, `eurekaclaw resume <id>` continues it")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except Exception as exc:  # noqa: BLE001 - a bug must still end in one line
+            if verbose:
+                err().print_exception()
+            err().print(
+                Text("internal error: ", style="bold red")
+                + Text(f"{type(exc).__name__}: {exc} (run with --verbose for the traceback)"),
+                highlight=False,
+            )
+            raise typer.Exit(EXIT_FAILED) from None
+
+    return wrapper
+
+
+def _settings(gate: str | None = None) -> Any:
+    from eurekaclaw.config import load_settings
+
+    overrides = {}
+    if gate is not None:
+        overrides["gate_mode"] = gate
+    return load_settings(**overrides)
+
+
+def _start_orchestrator(settings: Any, llm: str | None, as_json: bool) -> Any:
+    """Build the orchestrator and its backend before a session exists (a missing backend is
+    exit 3 in well under a second, with nothing written)."""
+    from eurekaclaw.console import err
+    from eurekaclaw.orchestrator.meta import MetaOrchestrator
+    from eurekaclaw.orchestrator.progress import RunUI
+
+    orchestrator = MetaOrchestrator(settings, llm_override=llm, ui=RunUI())
+    backend, name = orchestrator.prepare_backend()
+    if name == "local":
+        err().print(
+            f"[yellow]Using the local model {backend.model_for('main')}: results are demonstration "
+            "quality. Configure Claude or an OpenAI-compatible server for real work (see README).[/]"
+        )
+    return orchestrator
+
+
+def _finish(result: Any, as_json: bool) -> None:
+    from eurekaclaw.console import out
+
+    if as_json:
+        out().print_json(result.model_dump_json())
+    else:
+        _print_result(result)
+    raise typer.Exit(0 if result.status == "completed" else EXIT_FAILED)
+
+
+def _print_result(result: Any) -> None:
+    from rich.table import Table
+
+    from eurekaclaw.console import out
+
+    table = Table(title=f"session {result.session_id}: {result.status}", show_header=True)
+    table.add_column("stage")
+    table.add_column("status")
+    table.add_column("detail", overflow="fold")
+    for rec in result.stages:
+        table.add_row(rec.name, rec.status, rec.reason)
+    out().print(table)
+    if result.theory_status:
+        level = f" (weakest verification level: {result.weakest_level})" if result.weakest_level else ""
+        out().print(f"theorem: [bold]{result.theory_status}[/]{level}")
+    out().print(f"cost: ${result.cost_usd:.4f} over {result.llm_calls} LLM calls")
+    out().print(f"session directory: {result.session_dir}")
+    if result.output_dir:
+        out().print(f"artefacts copied to: {result.output_dir}")
+
+
+def _launch(spec_fields: dict[str, Any], *, output: str | None, gate: str | None, budget: float | None, llm: str | None, as_json: bool) -> None:
+    import asyncio
+
+    from eurekaclaw.orchestrator.inputs import check_output_dir
+    from eurekaclaw.types.tasks import InputSpec
+
+    settings = _settings(gate)
+    spec = InputSpec(**spec_fields, gate_mode=gate, budget_usd=budget, output_dir=check_output_dir(output))
+    orchestrator = _start_orchestrator(settings, llm, as_json)
+    result = asyncio.run(orchestrator.run(spec))
+    _finish(result, as_json)
+
+
+# ---------------------------------------------------------------------------------------------
+# research commands
+# ---------------------------------------------------------------------------------------------
+
+
+@app.command()
+@handle_errors
+def prove(
+    statement: Annotated[str, typer.Argument(help="The conjecture to prove, in words or LaTeX.")],
+    domain: DomainOpt = None,
+    output: OutputOpt = None,
+    gate: GateOpt = None,
+    budget_usd: BudgetOpt = None,
+    llm: LLMOpt = None,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Prove a conjecture: formalize it into a lemma DAG and prove it bottom-up.
+
+    Example: eurekaclaw prove "UCB1 has regret O(sqrt(K T log T))" --domain mab
+    """
+    from eurekaclaw.orchestrator.inputs import clean_statement
+
+    text = clean_statement(statement)
+    _launch({"mode": "prove", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out)
+
+
+@app.command("from-papers")
+@handle_errors
+def from_papers(
+    paper_ids: Annotated[list[str], typer.Argument(help="arXiv ids, e.g. 1204.5721 math/0601001 1706.03762v5.")],
+    domain: DomainOpt = None,
+    output: OutputOpt = None,
+    gate: GateOpt = None,
+    budget_usd: BudgetOpt = None,
+    llm: LLMOpt = None,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Extend given papers: survey them, find a gap, choose a direction and work on it.
+
+    Example: eurekaclaw from-papers 1204.5721 math/0601001 --domain mab
+    """
+    from eurekaclaw.orchestrator.inputs import check_paper_ids
+
+    ids = check_paper_ids(paper_ids)
+    _launch({"mode": "from-papers", "paper_ids": ids, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out)
+
+
+@app.command()
+@handle_errors
+def explore(
+    area: Annotated[str, typer.Argument(help="A research area, e.g. 'multi-armed bandits with heavy tails'.")],
+    domain: DomainOpt = None,
+    output: OutputOpt = None,
+    gate: GateOpt = None,
+    budget_usd: BudgetOpt = None,
+    llm: LLMOpt = None,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Explore an area: broad survey, scored research directions, then the full pipeline.
+
+    Example: eurekaclaw explore "multi-armed bandits with heavy tails"
+    """
+    from eurekaclaw.orchestrator.inputs import clean_statement
+
+    text = clean_statement(area, what="research area")
+    _launch({"mode": "explore", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out)
+
+
+# ---------------------------------------------------------------------------------------------
+# session commands
+# ---------------------------------------------------------------------------------------------
+
+
+@app.command()
+@handle_errors
+def resume(
+    session_id: Annotated[str, typer.Argument(help="Session id or a unique prefix (≥ 6 characters).")],
+    budget_usd: BudgetOpt = None,
+    llm: LLMOpt = None,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Continue a paused, interrupted or partial session from its last checkpoint."""
+    import asyncio
+
+    from eurekaclaw.store.session import Workspace
+
+    settings = _settings()
+    session = Workspace(settings.eurekaclaw_dir).resolve(session_id)
+    orchestrator = _start_orchestrator(settings, llm, json_out)
+    result = asyncio.run(orchestrator.resume(session, budget_usd=budget_usd))
+    _finish(result, json_out)
+
+
+@app.command()
+@handle_errors
+def pause(
+    session_id: Annotated[str, typer.Argument(help="Session id or a unique prefix (≥ 6 characters).")],
+    verbose: VerboseOpt = False,
+) -> None:
+    """Ask a running session to stop at its next checkpoint (resume it later)."""
+    from eurekaclaw.console import out
+    from eurekaclaw.errors import BadInputError
+    from eurekaclaw.store.session import Workspace
+
+    session = Workspace(_settings().eurekaclaw_dir).resolve(session_id)
+    if session.running_pid() is None:
+        raise BadInputError(f"session {session.session_id} is not running")
+    session.request_pause()
+    out().print(f"pause requested for {session.session_id}; it stops at its next checkpoint")
+
+
+@app.command()
+@handle_errors
+def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
+    """List sessions: id, mode, statement, status, cost, date."""
+    from rich.table import Table
+
+    from eurekaclaw.console import out
+    from eurekaclaw.store.session import Workspace
+
+    rows = []
+    for session in Workspace(_settings().eurekaclaw_dir).sessions():
+        meta = session.load_meta()
+        if meta is None:
+            continue
+        rows.append(meta)
+    rows.sort(key=lambda m: m.created_at, reverse=True)
+    if json_out:
+        out().print_json(json.dumps([m.model_dump(mode="json") for m in rows]))
+        return
+    table = Table(show_header=True)
+    for col in ("id", "mode", "statement", "status", "cost", "date"):
+        table.add_column(col)
+    for m in rows:
+        text = m.statement or " ".join(m.paper_ids)
+        short = text if len(text) <= 50 else text[:47] + "..."
+        status = m.status + (f" ({m.theory_status})" if m.theory_status else "")
+        table.add_row(m.session_id, m.mode, short, status, f"${m.cost_usd:.4f}", m.created_at.strftime("%Y-%m-%d %H:%M"))
+    out().print(table if rows else "no sessions yet")
+
+
+@app.command("eval-session")
+@handle_errors
+def eval_session(
+    session_id: Annotated[str, typer.Argument(help="Session id or a unique prefix (≥ 6 characters).")],
+    llm: LLMOpt = None,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Score a session on five weighted dimensions (Scientist-Bench) and write eval_report.json."""
+    from eurekaclaw.orchestrator.evaluation import evaluate
+
+    report, table = evaluate(_settings(), session_id, llm)
+    from eurekaclaw.console import out
+
+    if json_out:
+        out().print_json(report.model_dump_json())
+    else:
+        out().print(table)
+
+
+# ---------------------------------------------------------------------------------------------
+# skills and environment
+# ---------------------------------------------------------------------------------------------
+
+
+@app.command("install-skills")
+@handle_errors
+def install_skills(
+    source: Annotated[str | None, typer.Argument(help="A folder, .zip/.tar.gz archive or git URL; default: the built-in skills.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite skills you edited.")] = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Install or update skills into $EUREKACLAW_DIR/skills."""
+    from eurekaclaw.console import out
+    from eurekaclaw.skills.install import install_skills as do_install
+    from eurekaclaw.store.session import Workspace
+
+    report = do_install(source, Workspace(_settings().eurekaclaw_dir).skills_dir, force=force)
+    out().print(report.render() if hasattr(report, "render") else report)
+
+
+@app.command()
+@handle_errors
+def skills(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
+    """List skills with their source, usage count and success rate."""
+    from eurekaclaw.orchestrator.skills_view import skills_table
+
+    table, rows = skills_table(_settings())
+    from eurekaclaw.console import out
+
+    if json_out:
+        out().print_json(json.dumps(rows))
+    else:
+        out().print(table)
+
+
+@app.command()
+@handle_errors
+def doctor(
+    online: Annotated[bool, typer.Option("--online", help="Also check that the literature services and the LLM endpoint answer.")] = False,
+    json_out: JsonOpt = False,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Report configuration and every optional tool (no network unless --online)."""
+    from eurekaclaw.orchestrator.doctor import doctor_report, render_doctor
+
+    report = doctor_report(online=online)
+    from eurekaclaw.console import out
+
+    if json_out:
+        out().print_json(json.dumps(report))
+    else:
+        out().print(render_doctor(report))
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        from eurekaclaw import __version__
+
+        typer.echo(f"eurekaclaw {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", is_eager=True, callback=_show_version, help="Show the version and exit.")
+    ] = False,
+) -> None:
+    """EurekaClaw command-line interface."""

@@ -1,0 +1,1 @@
+"""MetaOrchestrator, the stage pipeline, gates and progress display."""

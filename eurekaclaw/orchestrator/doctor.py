@@ -1,0 +1,153 @@
+"""`eurekaclaw doctor`: configuration and optional tools, without network unless asked."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import shutil
+import subprocess
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from eurekaclaw.config import Settings, load_settings
+from eurekaclaw.errors import EurekaError
+from eurekaclaw.orchestrator.session_setup import optional_call
+
+EXECUTABLES = {
+    "coqc": ("--version", "formal proofs (Coq); install Debian package `coq`"),
+    "lean": ("--version", "formal proofs (Lean 4); install elan + a toolchain"),
+    "lake": ("--version", "Lean projects with Mathlib"),
+    "latexmk": ("-v", "compiles paper.pdf; install `latexmk` and the TeX set (README)"),
+    "pdflatex": ("--version", "fallback LaTeX compiler"),
+    "bibtex": ("--version", "bibliography for the paper"),
+    "pdftotext": ("-v", "reads PDFs (poppler-utils)"),
+    "git": ("--version", "install-skills from a git URL"),
+}
+MODULES = {
+    "z3": ("z3-solver", "SMT checks; `pip install z3-solver` (extra `smt`)"),
+    "cvc5": ("cvc5", "optional second SMT opinion"),
+    "llama_cpp": ("llama-cpp-python", "local model backend (extra `local`)"),
+    "sympy": ("sympy", "claim language"),
+    "numpy": ("numpy", "numeric falsifier and simulators"),
+}
+ONLINE_PROBES = {
+    "arXiv": "https://export.arxiv.org/api/query?id_list=1706.03762&max_results=1",
+    "Semantic Scholar": "https://api.semanticscholar.org/graph/v1/paper/arXiv:1706.03762?fields=title",
+    "OpenAlex": "https://api.openalex.org/works?search=bandit&per_page=1",
+    "CrossRef": "https://api.crossref.org/works?rows=1",
+}
+
+
+def _version(exe: str, flag: str) -> str | None:
+    try:
+        proc = subprocess.run([exe, flag], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (proc.stdout or proc.stderr).strip().splitlines()
+    return text[0][:120] if text else "unknown version"
+
+
+def _backend_summary(settings: Settings) -> dict[str, Any]:
+    from eurekaclaw.llm.select import choose_backend
+
+    try:
+        name, arg = choose_backend(settings)
+    except EurekaError as exc:
+        return {"backend": None, "problem": exc.user_message()}
+    info: dict[str, Any] = {"backend": name}
+    if name == "anthropic":
+        info.update(model=settings.eurekaclaw_model, fast_model=settings.eurekaclaw_fast_model,
+                    base_url=settings.anthropic_base_url or "default")
+    elif name == "openai_compat":
+        info.update(model=settings.openai_compat_model, base_url=settings.openai_compat_base_url)
+    elif name == "local":
+        described = optional_call("eurekaclaw.llm.local_models", "describe_default_model")
+        info.update(model=str(settings.eurekaclaw_local_model or (described[0] if described else "?")))
+    elif arg:
+        info["argument"] = arg
+    return info
+
+
+def doctor_report(*, online: bool = False) -> dict[str, Any]:
+    settings = load_settings()
+    report: dict[str, Any] = {
+        "eurekaclaw_dir": str(settings.eurekaclaw_dir),
+        "llm": _backend_summary(settings),
+        "settings": {
+            "gate_mode": settings.gate_mode,
+            "theory_pipeline": settings.theory_pipeline,
+            "theory_max_iterations": settings.theory_max_iterations,
+            "theory_concurrency": settings.theory_concurrency,
+            "experiment_mode": settings.experiment_mode,
+            "budget_usd": settings.eurekaclaw_budget_usd,
+            "s2_api_key": settings.s2_api_key is not None,
+            "openalex_mailto": settings.openalex_mailto,
+        },
+        "tools": [],
+        "checkers": [],
+    }
+    for exe, (flag, purpose) in EXECUTABLES.items():
+        path = shutil.which(exe)
+        report["tools"].append({"name": exe, "available": path is not None, "version": _version(exe, flag) if path else None, "purpose": purpose})
+    for module, (dist, purpose) in MODULES.items():
+        found = importlib.util.find_spec(module) is not None
+        version = None
+        if found:
+            try:
+                version = importlib.metadata.version(dist)
+            except importlib.metadata.PackageNotFoundError:
+                version = "installed"
+        report["tools"].append({"name": module, "available": found, "version": version, "purpose": purpose})
+    checkers = optional_call("eurekaclaw.verify", "available_checkers")
+    for info in checkers or []:
+        data = info if isinstance(info, dict) else info.model_dump() if hasattr(info, "model_dump") else vars(info)
+        report["checkers"].append(data)
+    if online:
+        report["online"] = _probe_online()
+    return report
+
+
+def _probe_online() -> dict[str, str]:
+    import httpx
+
+    results = {}
+    with httpx.Client(timeout=8.0, follow_redirects=True) as client:
+        for name, url in ONLINE_PROBES.items():
+            try:
+                resp = client.get(url)
+                results[name] = f"HTTP {resp.status_code}"
+            except httpx.HTTPError as exc:
+                results[name] = f"unreachable ({type(exc).__name__})"
+    return results
+
+
+def render_doctor(report: dict[str, Any]) -> Group:
+    llm = report["llm"]
+    lines: list[Any] = [Text(f"EUREKACLAW_DIR: {report['eurekaclaw_dir']}")]
+    if llm.get("backend"):
+        details = ", ".join(f"{k}={v}" for k, v in llm.items() if k != "backend")
+        lines.append(Text(f"LLM backend: {llm['backend']} ({details})", style="green"))
+    else:
+        lines.append(Text(f"LLM backend: none — {llm.get('problem')}", style="red"))
+    lines.append(Text("settings: " + ", ".join(f"{k}={v}" for k, v in report["settings"].items())))
+    table = Table(title="optional tools", show_header=True)
+    for col in ("tool", "status", "version", "used for"):
+        table.add_column(col, overflow="fold")
+    for tool in report["tools"]:
+        status = Text("found", style="green") if tool["available"] else Text("missing", style="yellow")
+        table.add_row(tool["name"], status, tool["version"] or "", tool["purpose"])
+    lines.append(table)
+    if report["checkers"]:
+        ctable = Table(title="proof checkers", show_header=True)
+        for col in ("checker", "status", "version", "detail"):
+            ctable.add_column(col, overflow="fold")
+        for chk in report["checkers"]:
+            status = Text("available", style="green") if chk.get("available") else Text("unavailable", style="yellow")
+            ctable.add_row(str(chk.get("name")), status, str(chk.get("version") or ""), str(chk.get("detail") or ""))
+        lines.append(ctable)
+    if "online" in report:
+        lines.append(Text("online: " + ", ".join(f"{k}: {v}" for k, v in report["online"].items())))
+    return Group(*lines)

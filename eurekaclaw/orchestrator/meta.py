@@ -1,0 +1,399 @@
+"""MetaOrchestrator: runs survey → formalize → theory → experiment → write → evaluate → learn
+over one KnowledgeBus, with checkpoints, gates, retries, budget and pause/resume."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from pathlib import Path
+from typing import Any
+
+from eurekaclaw.agents.base import AgentContext
+from eurekaclaw.agents.stage import Stage, StageOutcome
+from eurekaclaw.config import Settings
+from eurekaclaw.domains import DomainPlugin, discover_plugins, route_domain
+from eurekaclaw.errors import (
+    BadInputError,
+    BudgetExceededError,
+    LLMAuthError,
+    RunInterrupted,
+)
+from eurekaclaw.knowledge_bus.bus import KnowledgeBus
+from eurekaclaw.llm.context import current_stage
+from eurekaclaw.llm.ledger import UsageLedger
+from eurekaclaw.llm.select import build_backend, choose_backend
+from eurekaclaw.llm.types import LLMClient
+from eurekaclaw.orchestrator.progress import RunUI
+from eurekaclaw.orchestrator.session_setup import build_context, copy_outputs
+from eurekaclaw.orchestrator.stages import load_stages
+from eurekaclaw.store.session import SessionDir, Workspace
+from eurekaclaw.types.artifacts import utcnow
+from eurekaclaw.types.tasks import (
+    STAGE_ORDER,
+    InputSpec,
+    PipelineState,
+    ResearchOutput,
+    SessionMeta,
+    StageRecord,
+)
+
+log = logging.getLogger(__name__)
+
+PAUSE_POLL_S = 0.5
+
+
+class _PauseRequested(Exception):
+    pass
+
+
+class MetaOrchestrator:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        llm_override: str | None = None,
+        backend: LLMClient | None = None,
+        stages: dict[str, Stage | None] | None = None,
+        ui: RunUI | None = None,
+        plugins: dict[str, DomainPlugin] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.workspace = Workspace(settings.eurekaclaw_dir)
+        self.llm_override = llm_override
+        self._backend = backend
+        self._stages = stages
+        self.ui = ui or RunUI(live=False, quiet=True)
+        self._plugins = plugins
+        self._pause_flag = False
+
+    # ------------------------------------------------------------------------------------------
+    # entry points
+    # ------------------------------------------------------------------------------------------
+    def prepare_backend(self, session: SessionDir | None = None) -> tuple[LLMClient, str]:
+        """Choose and build the LLM backend before any session is created, so a missing
+        configuration fails fast (exit 3) without leaving an empty session behind."""
+        if self._backend is not None:
+            return self._backend, self._backend.name
+        name, arg = choose_backend(self.settings, self.llm_override)
+        replay_log = None
+        if name == "replay":
+            source = self.workspace.resolve(arg or "")
+            replay_log = source.file(SessionDir.LLM_LOG)
+        self._backend = build_backend(self.settings, name, arg, replay_log)
+        return self._backend, name
+
+    async def run(self, spec: InputSpec) -> ResearchOutput:
+        backend, backend_name = self.prepare_backend()
+        plugins = self._plugins if self._plugins is not None else discover_plugins()
+        domain = route_domain(" ".join([spec.statement, *spec.paper_ids]), spec.domain, plugins)
+        session = self.workspace.new_session()
+        meta = SessionMeta(
+            session_id=session.session_id,
+            mode=spec.mode,
+            statement=spec.statement,
+            paper_ids=spec.paper_ids,
+            domain=domain,
+            backend=backend_name,
+            model=backend.model_for("main"),
+            budget_usd=self._budget(spec),
+            gate_mode=spec.gate_mode or self.settings.gate_mode,
+            output_dir=spec.output_dir.replace("{session_id}", session.session_id) if spec.output_dir else None,
+        )
+        session.save_meta(meta)
+        bus = KnowledgeBus(session.session_id, session.path)
+        bus.put("input_spec", spec)
+        bus.put_pipeline(self._initial_pipeline())
+        session.event("session_started", mode=spec.mode, domain=domain, backend=backend_name)
+        return await self._drive(session, meta, bus, spec, plugins, resume=False)
+
+    async def resume(self, session: SessionDir, *, budget_usd: float | None = None) -> ResearchOutput:
+        meta = session.load_meta()
+        if meta is None:
+            raise BadInputError(f"session {session.session_id} has no readable session.json")
+        if session.running_pid() is not None:
+            raise BadInputError(f"session {session.session_id} is still running (pid {session.running_pid()})")
+        bus = KnowledgeBus.load(session.session_id, session.path)
+        spec = bus.get("input_spec")
+        if spec is None:
+            raise BadInputError(f"session {session.session_id} has no input_spec.json; cannot resume")
+        self.prepare_backend()
+        plugins = self._plugins if self._plugins is not None else discover_plugins()
+        pipeline = bus.get_pipeline() or self._initial_pipeline()
+        for rec in pipeline.stages:
+            # A failed stage, and a stage skipped for lack of inputs, get a fresh chance.
+            if rec.status in ("failed", "skipped"):
+                rec.status, rec.reason, rec.attempts = "pending", "", 0
+        bus.put_pipeline(pipeline)
+        if budget_usd is not None:
+            meta.budget_usd = budget_usd
+        session.clear_pause()
+        meta.status = "running"
+        meta.status_reason = ""
+        session.save_meta(meta)
+        session.event("session_resumed")
+        return await self._drive(session, meta, bus, spec, plugins, resume=True)
+
+    # ------------------------------------------------------------------------------------------
+    # the pipeline
+    # ------------------------------------------------------------------------------------------
+    def _budget(self, spec: InputSpec) -> float | None:
+        return spec.budget_usd if spec.budget_usd is not None else self.settings.eurekaclaw_budget_usd
+
+    def _stage_impls(self) -> dict[str, Stage | None]:
+        if self._stages is None:
+            self._stages = load_stages()
+        return self._stages
+
+    def _initial_pipeline(self) -> PipelineState:
+        pipeline = PipelineState()
+        impls = self._stage_impls()
+        for rec in pipeline.stages:
+            if impls.get(rec.name) is None:
+                rec.status = "absent"
+                rec.reason = "not part of this build"
+        return pipeline
+
+    async def _drive(
+        self,
+        session: SessionDir,
+        meta: SessionMeta,
+        bus: KnowledgeBus,
+        spec: InputSpec,
+        plugins: dict[str, DomainPlugin],
+        *,
+        resume: bool,
+    ) -> ResearchOutput:
+        plugin = plugins.get(meta.domain)
+        ui = self.ui
+        pipeline: PipelineState = bus.get_pipeline()  # type: ignore[assignment]
+
+        def on_event(kind: str, **data: Any) -> None:
+            session.event(kind, **data)
+            if kind == "lemma":
+                ui.set_theory(bus.get_theory_state())
+            ui.event(kind, **data)
+
+        def on_usage(ledger: UsageLedger) -> None:
+            ui.usage(ledger.total.input_tokens + ledger.total.output_tokens, ledger.cost)
+
+        ctx = build_context(
+            settings=self.settings,
+            workspace=self.workspace,
+            session=session,
+            bus=bus,
+            backend=self._backend,  # type: ignore[arg-type]
+            budget_usd=meta.budget_usd,
+            domain=meta.domain,
+            plugin=plugin,
+            statement=spec.statement,
+            events=on_event,
+            on_usage=on_usage,
+        )
+        session.mark_running()
+        ui.start(session.session_id, f"{spec.mode} [{meta.domain}] via {meta.backend} ({meta.model})")
+        ui.set_pipeline(pipeline)
+        ui.set_theory(bus.get_theory_state())
+        stop_status: str | None = None
+        stop_reason = ""
+        try:
+            previous: StageRecord | None = None
+            for name in STAGE_ORDER:
+                rec = pipeline.record(name)
+                if rec.status in ("completed", "skipped", "absent", "failed"):
+                    previous = rec
+                    continue
+                if not self._gate(meta, name, previous):
+                    raise _PauseRequested()
+                stage_resume = resume and rec.status in ("interrupted", "running")
+                await self._run_stage(ctx, session, bus, pipeline, rec, spec, stage_resume)
+                previous = rec
+        except _PauseRequested:
+            stop_status, stop_reason = "paused", "paused at a checkpoint"
+        except BudgetExceededError as exc:
+            stop_status, stop_reason = "budget_exceeded", exc.message
+        except asyncio.CancelledError:
+            stop_status, stop_reason = "interrupted", "interrupted by Ctrl+C"
+        except LLMAuthError as exc:
+            stop_status, stop_reason = "failed", exc.message
+            meta.status, meta.status_reason = "failed", exc.message
+            self._finish(session, meta, bus, ctx, pipeline)
+            raise
+        finally:
+            ui.set_pipeline(pipeline)
+            ui.stop()
+            session.mark_stopped()
+
+        if stop_status is not None:
+            meta.status = stop_status  # type: ignore[assignment]
+            meta.status_reason = stop_reason
+            self._finish(session, meta, bus, ctx, pipeline)
+            hint = f"resume with `eurekaclaw resume {session.session_id}`"
+            if stop_status == "budget_exceeded":
+                raise BudgetExceededError(f"{stop_reason}; session {session.session_id} saved", hint=hint)
+            if stop_status == "interrupted":
+                raise asyncio.CancelledError()
+            raise RunInterrupted(f"session {session.session_id} paused", hint=hint)
+
+        statuses = [r.status for r in pipeline.stages]
+        theory = bus.get_theory_state()
+        partial = any(s in ("failed", "absent") for s in statuses) or (
+            theory is not None and theory.status != "proved"
+        )
+        meta.status = "partial" if partial else "completed"
+        meta.status_reason = self._summary_reason(pipeline, theory)
+        return self._finish(session, meta, bus, ctx, pipeline)
+
+    async def _run_stage(
+        self,
+        ctx: AgentContext,
+        session: SessionDir,
+        bus: KnowledgeBus,
+        pipeline: PipelineState,
+        rec: StageRecord,
+        spec: InputSpec,
+        resume: bool,
+    ) -> None:
+        stage = self._stage_impls()[rec.name]
+        assert stage is not None
+        reason = stage.missing_inputs(ctx, spec)
+        if reason:
+            self._set(bus, session, pipeline, rec, "skipped", reason)
+            return
+        max_attempts = 1 + self.settings.stage_max_retries
+        while True:
+            rec.attempts += 1
+            rec.started_at = rec.started_at or utcnow()
+            self._set(bus, session, pipeline, rec, "running", "")
+            session.save_checkpoint({"stage": rec.name, "attempt": rec.attempts})
+            outcome = await self._attempt(ctx, session, bus, pipeline, rec, stage, spec, resume)
+            if outcome.status != "failed":
+                status = "completed" if outcome.status in ("completed", "partial") else "skipped"
+                detail = outcome.reason or outcome.summary
+                if outcome.status == "partial":
+                    detail = f"partial: {detail}" if detail else "partial"
+                rec.finished_at = utcnow()
+                self._set(bus, session, pipeline, rec, status, detail)
+                return
+            if rec.attempts >= max_attempts:
+                rec.finished_at = utcnow()
+                self._set(bus, session, pipeline, rec, "failed", outcome.reason or "stage failed")
+                return
+            session.event("stage_retry", name=rec.name, attempt=rec.attempts, reason=outcome.reason)
+            resume = True
+
+    async def _attempt(
+        self,
+        ctx: AgentContext,
+        session: SessionDir,
+        bus: KnowledgeBus,
+        pipeline: PipelineState,
+        rec: StageRecord,
+        stage: Stage,
+        spec: InputSpec,
+        resume: bool,
+    ) -> StageOutcome:
+        token = current_stage.set(rec.name)
+        task = asyncio.ensure_future(stage.run(ctx, spec, resume=resume))
+        watcher = asyncio.ensure_future(self._watch_pause(session, task))
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(signal.SIGTERM, self._request_pause, task)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            self._set(bus, session, pipeline, rec, "interrupted", "stopped at a checkpoint")
+            if self._pause_flag:
+                raise _PauseRequested() from None
+            raise
+        except BudgetExceededError:
+            self._set(bus, session, pipeline, rec, "interrupted", "budget reached")
+            raise
+        except LLMAuthError:
+            raise
+        except Exception as exc:  # a stage bug or an exhausted LLM must not lose the session
+            log.exception("stage %s failed", rec.name)
+            return StageOutcome(status="failed", reason=f"{type(exc).__name__}: {exc}")
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signal.SIGTERM)
+            current_stage.reset(token)
+
+    def _request_pause(self, task: asyncio.Future[Any]) -> None:
+        self._pause_flag = True
+        task.cancel()
+
+    async def _watch_pause(self, session: SessionDir, task: asyncio.Future[Any]) -> None:
+        while not task.done():
+            if session.pause_requested():
+                session.clear_pause()
+                self._request_pause(task)
+                return
+            await asyncio.sleep(PAUSE_POLL_S)
+
+    def _gate(self, meta: SessionMeta, name: str, previous: StageRecord | None) -> bool:
+        mode = meta.gate_mode
+        if previous is None or mode == "none":
+            return True
+        if mode == "auto" and previous.status != "failed":
+            return True
+        if mode == "auto" and not self.ui.console.is_terminal:
+            return True
+        note = f" ({previous.name} {previous.status}: {previous.reason})" if previous.reason else ""
+        return self.ui.confirm(f"Continue to stage {name}?{note}")
+
+    def _set(
+        self, bus: KnowledgeBus, session: SessionDir, pipeline: PipelineState, rec: StageRecord, status: str, reason: str
+    ) -> None:
+        rec.status = status  # type: ignore[assignment]
+        rec.reason = reason
+        bus.put_pipeline(pipeline)
+        session.event("stage", name=rec.name, status=status, reason=reason, attempt=rec.attempts)
+        self.ui.event("stage", name=rec.name, status=status, reason=reason)
+        self.ui.set_pipeline(pipeline)
+
+    @staticmethod
+    def _summary_reason(pipeline: PipelineState, theory: Any) -> str:
+        parts = []
+        if theory is not None:
+            parts.append(f"theorem {theory.status}")
+        bad = [f"{r.name} {r.status}" for r in pipeline.stages if r.status in ("failed", "absent")]
+        if bad:
+            parts.append("; ".join(bad))
+        return ", ".join(parts)
+
+    def _finish(
+        self, session: SessionDir, meta: SessionMeta, bus: KnowledgeBus, ctx: AgentContext, pipeline: PipelineState
+    ) -> ResearchOutput:
+        ledger = ctx.llm.ledger
+        theory = bus.get_theory_state()
+        meta.cost_usd = round(ledger.cost, 6)
+        meta.theory_status = theory.status if theory else None
+        session.save_meta(meta)
+        session.save_checkpoint({"stage": self._next_stage(pipeline), "status": meta.status})
+        session.event("session_stopped", status=meta.status, reason=meta.status_reason)
+        files: list[str] = []
+        if meta.output_dir:
+            files = copy_outputs(session, Path(meta.output_dir))
+        return ResearchOutput(
+            session_id=session.session_id,
+            status=meta.status,
+            status_reason=meta.status_reason,
+            theory_status=meta.theory_status,
+            weakest_level=theory.weakest_level() if theory and theory.proven_lemmas else None,
+            stages=pipeline.stages,
+            cost_usd=meta.cost_usd,
+            llm_calls=ledger.calls,
+            session_dir=str(session.path),
+            output_dir=meta.output_dir,
+            files=files,
+        )
+
+    @staticmethod
+    def _next_stage(pipeline: PipelineState) -> str | None:
+        for rec in pipeline.stages:
+            if rec.status not in ("completed", "skipped", "absent", "failed"):
+                return rec.name
+        return None

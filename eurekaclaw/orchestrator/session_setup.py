@@ -1,0 +1,123 @@
+"""Assemble everything a session's agents share: LLM client with ledger and log, tools,
+domain plugin, memory and skill services."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from eurekaclaw.agents.base import AgentContext
+from eurekaclaw.config import Settings
+from eurekaclaw.domains import DomainPlugin
+from eurekaclaw.knowledge_bus.bus import KnowledgeBus
+from eurekaclaw.llm.ledger import UsageLedger
+from eurekaclaw.llm.session_client import SessionLLM
+from eurekaclaw.llm.types import LLMClient
+from eurekaclaw.memory.episodic import EpisodicMemory
+from eurekaclaw.store.session import SessionDir, Workspace
+from eurekaclaw.tools.base import ToolRegistry
+
+log = logging.getLogger(__name__)
+
+
+def optional_call(module: str, function: str, *args: Any, **kwargs: Any) -> Any:
+    """Call a function of an optional subsystem; None when the subsystem is not in this build."""
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):
+            return None
+        raise
+    return getattr(mod, function)(*args, **kwargs)
+
+
+def build_tools(settings: Settings, workspace: Workspace, plugin: DomainPlugin | None) -> ToolRegistry:
+    """Tools every agent may use: the domain plugin's. (The survey registers its literature
+    tools on its own registry, since they share that stage's paper pool.)"""
+    registry = ToolRegistry()
+    if plugin is not None:
+        plugin.register_tools(registry)
+    return registry
+
+
+def build_services(
+    settings: Settings, workspace: Workspace, session_id: str, domain: str, plugin: DomainPlugin | None, statement: str
+) -> dict[str, Any]:
+    skill_dirs = list(plugin.get_skills_dirs()) if plugin is not None else []
+    services = (
+        optional_call(
+            "eurekaclaw.agents.learn.services",
+            "build_memory_services",
+            workspace.root,
+            session_id,
+            domain,
+            skill_dirs,
+        )
+        or {}
+    )
+    memory = services.get("memory")
+    if memory is not None:
+        block = optional_call(
+            "eurekaclaw.agents.learn.services", "memories_block_for", memory, domain, statement
+        )
+        if block:
+            services["memories_block"] = block
+    return services
+
+
+def build_context(
+    *,
+    settings: Settings,
+    workspace: Workspace,
+    session: SessionDir,
+    bus: KnowledgeBus,
+    backend: LLMClient,
+    budget_usd: float | None,
+    domain: str,
+    plugin: DomainPlugin | None,
+    statement: str,
+    events: Callable[..., None],
+    on_usage: Callable[[UsageLedger], None] | None = None,
+) -> AgentContext:
+    ledger = UsageLedger(session.file(SessionDir.USAGE), budget_usd=budget_usd)
+    llm = SessionLLM(
+        backend,
+        ledger,
+        session.file(SessionDir.LLM_LOG),
+        outer_retries=settings.llm_outer_retries,
+        retry_base_s=settings.llm_retry_base_s,
+        retry_max_s=settings.llm_retry_max_s,
+        on_usage=on_usage,
+    )
+    return AgentContext(
+        session_id=session.session_id,
+        settings=settings,
+        bus=bus,
+        llm=llm,
+        tools=build_tools(settings, workspace, plugin),
+        episodic=EpisodicMemory(session.session_id),
+        workspace=workspace,
+        session=session,
+        domain=domain,
+        plugin=plugin,
+        events=events,
+        services=build_services(settings, workspace, session.session_id, domain, plugin, statement),
+    )
+
+
+def copy_outputs(session: SessionDir, output_dir: Path) -> list[str]:
+    """Copy the session's user-facing artefacts to the --output directory."""
+    import shutil
+
+    output_dir.mkdir(parents=True, exist_ok=True)
+    copied = []
+    wanted_suffixes = {".tex", ".md", ".bib", ".pdf", ".csv", ".json"}
+    skip = {SessionDir.PID, SessionDir.PAUSE_REQUEST, SessionDir.CHECKPOINT}
+    for path in sorted(session.path.iterdir()):
+        if path.is_file() and path.suffix in wanted_suffixes and path.name not in skip and not path.name.startswith("."):
+            shutil.copy2(path, output_dir / path.name)
+            copied.append(path.name)
+    return copied
