@@ -30,10 +30,10 @@ def _judge_llm(settings: Settings, workspace: Workspace, session: SessionDir, ov
 
 
 def evaluate(settings: Settings, session_id: str, llm_override: str | None) -> tuple[Any, Any]:
-    from eurekaclaw.agents.evaluate import evaluate_session, render_eval_table
-
     workspace = Workspace(settings.eurekaclaw_dir)
     session = workspace.resolve(session_id)
+    from eurekaclaw.agents.evaluate import evaluate_session, render_eval_table
+
     llm = _judge_llm(settings, workspace, session, llm_override)
     report = asyncio.run(evaluate_session(session.path, settings, llm))
     return report, render_eval_table(report)
