@@ -44,6 +44,7 @@ class Settings(BaseSettings):
     openai_compat_base_url: str | None = None
     openai_compat_api_key: SecretStr | None = None
     openai_compat_model: str | None = None
+    openai_compat_fast_model: str | None = None  # the "fast" tier; defaults to OPENAI_COMPAT_MODEL
     openai_compat_structured: OpenAIStructured = "json_schema"
     eurekaclaw_local_model: Path | None = None
     local_threads: int = Field(default=0, ge=0, le=256)
@@ -56,6 +57,8 @@ class Settings(BaseSettings):
 
     # --- storage ----------------------------------------------------------------------------
     eurekaclaw_dir: Path = DEFAULT_DIR
+    # auto: the packaged MiniLM model when installed (extra `embeddings`), else hashing
+    eurekaclaw_embedder: Literal["auto", "hashing", "minilm"] = "auto"
 
     # --- pipeline -------------------------------------------------------------------------
     gate_mode: GateMode = "auto"
@@ -66,6 +69,7 @@ class Settings(BaseSettings):
     theory_max_replans: int = Field(default=2, ge=0, le=10)
     stagnation_window: int = Field(default=3, ge=2, le=50)
     experiment_mode: ExperimentMode = "auto"
+    latex_timeout_s: float = Field(default=180.0, gt=0.0, le=3600.0)  # per paper compilation
     eurekaclaw_budget_usd: float | None = Field(default=None, ge=0.0)
 
     # --- per-call token limits ---------------------------------------------------------------
@@ -80,6 +84,18 @@ class Settings(BaseSettings):
     # --- literature services -----------------------------------------------------------------
     s2_api_key: SecretStr | None = None
     openalex_mailto: str | None = None
+    eurekaclaw_offline: bool = False  # no literature requests at all; cached answers only
+    literature_cache_ttl_s: float = Field(default=7 * 86_400.0, ge=0.0)
+    literature_timeout_s: float = Field(default=20.0, gt=0.0, le=600.0)
+    literature_deadline_s: float = Field(default=60.0, gt=0.0, le=3600.0)  # per request, retries included
+    literature_max_retries: int = Field(default=3, ge=0, le=10)
+    literature_breaker_failures: int = Field(default=3, ge=1, le=100)
+    literature_breaker_cooldown_s: float = Field(default=120.0, ge=0.0, le=86_400.0)
+    arxiv_min_interval_s: float = Field(default=3.0, ge=0.0, le=60.0)
+    s2_min_interval_s: float = Field(default=1.0, ge=0.0, le=60.0)
+    openalex_min_interval_s: float = Field(default=0.1, ge=0.0, le=60.0)
+    crossref_min_interval_s: float = Field(default=0.2, ge=0.0, le=60.0)
+    survey_max_papers: int = Field(default=30, ge=1, le=200)
 
     # --- scoring ---------------------------------------------------------------------------------
     direction_weights: Annotated[tuple[float, float, float], NoDecode] = (0.4, 0.35, 0.25)

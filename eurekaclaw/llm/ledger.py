@@ -28,6 +28,7 @@ class UsageLedger:
         self.by_stage: dict[str, dict[str, Any]] = {}
         self.by_role: dict[str, dict[str, Any]] = {}
         self.by_lemma: dict[str, dict[str, Any]] = {}
+        self.reserved = 0.0  # worst-case cost of calls in flight (not persisted)
         if self.path is not None:
             self._load()
 
@@ -73,15 +74,28 @@ class UsageLedger:
 
     def check_budget(self, request: LLMRequest, model: str, backend: str) -> None:
         """Refuse a call whose worst case could take spending over the budget."""
+        self.release(self.reserve(request, model, backend))
+
+    def reserve(self, request: LLMRequest, model: str, backend: str) -> float:
+        """Like check_budget, but the worst case stays reserved until `release`: concurrent
+        calls that each fit the budget alone must not overspend it together."""
         if self.budget_usd is None:
-            return
+            return 0.0
         worst = self.estimate_cost(request, price_for(model, backend))
-        if self.cost + worst > self.budget_usd + 1e-12:
-            raise BudgetExceededError(
-                f"budget of ${self.budget_usd:.2f} reached (spent ${self.cost:.4f}; the next "
-                f"{request.role} call could cost up to ${worst:.4f})",
-                hint="resume with a higher --budget-usd",
-            )
+        with self._lock:
+            if self.cost + self.reserved + worst > self.budget_usd + 1e-12:
+                in_flight = f", ${self.reserved:.4f} reserved by calls in flight" if self.reserved else ""
+                raise BudgetExceededError(
+                    f"budget of ${self.budget_usd:.2f} reached (spent ${self.cost:.4f}{in_flight}; "
+                    f"the next {request.role} call could cost up to ${worst:.4f})",
+                    hint="resume with a higher --budget-usd",
+                )
+            self.reserved += worst
+        return worst
+
+    def release(self, amount: float) -> None:
+        with self._lock:
+            self.reserved = max(0.0, self.reserved - amount)
 
     # --- recording -------------------------------------------------------------------------------
     @staticmethod

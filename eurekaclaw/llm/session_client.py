@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from eurekaclaw.errors import LLMOutputError, LLMRetryableError
+from eurekaclaw.errors import BudgetExceededError, LLMError, LLMOutputError, LLMRetryableError
 from eurekaclaw.llm.context import current_lemma, current_stage
 from eurekaclaw.llm.ledger import UsageLedger
 from eurekaclaw.llm.types import LLMClient, LLMRequest, LLMResponse, Message
@@ -69,6 +69,7 @@ class SessionLLM:
         self.on_usage = on_usage
         self._sleep = sleep
         self._seq = 0
+        self._budget_waiters: list[asyncio.Future[None]] = []
 
     @property
     def backend_name(self) -> str:
@@ -101,7 +102,7 @@ class SessionLLM:
         )
         attempt = 0
         while True:
-            self.ledger.check_budget(request, request.model or "", self.backend.name)
+            reservation = await self._reserve(request)
             try:
                 response = await self.backend.complete(request)
             except LLMRetryableError as exc:
@@ -112,13 +113,39 @@ class SessionLLM:
                 delay = min(self.retry_max_s, self.retry_base_s * 2 ** (attempt - 1))
                 delay = max(delay * (0.5 + random.random() / 2), exc.retry_after or 0.0)
                 log.warning("%s call failed (%s); retrying in %.0fs", request.role, exc.message, delay)
-                await self._sleep(delay)
-                continue
-            self.ledger.record(request, response.usage, response.model or request.model or "", self.backend.name)
-            self._log(request, response, None)
-            if self.on_usage:
-                self.on_usage(self.ledger)
-            return response
+            except LLMError as exc:
+                self._log(request, None, f"{type(exc).__name__}: {exc.message}")
+                raise
+            else:
+                model = response.model or request.model or ""
+                self.ledger.record(request, response.usage, model, self.backend.name)
+                self._log(request, response, None)
+                if self.on_usage:
+                    self.on_usage(self.ledger)
+                return response
+            finally:
+                self._release(reservation)
+            await self._sleep(delay)
+
+    async def _reserve(self, request: LLMRequest) -> float:
+        """Reserve the call's worst-case cost. When only calls still in flight stand in the way,
+        wait for them to settle (they usually cost less than their worst case), then decide."""
+        while True:
+            try:
+                return self.ledger.reserve(request, request.model or "", self.backend.name)
+            except BudgetExceededError:
+                if self.ledger.reserved <= 0:
+                    raise
+            settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._budget_waiters.append(settled)
+            await settled
+
+    def _release(self, reservation: float) -> None:
+        self.ledger.release(reservation)
+        waiters, self._budget_waiters = self._budget_waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     async def structured(self, request: LLMRequest, output: type[M]) -> M:
         """A validated `output` model. One repair call shows the model its validation error;

@@ -192,6 +192,8 @@ class TheoryState(Artifact):
     status: TheoryStatus = "pending"
     status_reason: str = ""
     replans: int = 0
+    notes: list[str] = Field(default_factory=list)  # what the engine changed or dropped, and why
+    formalized_dag: dict[str, LemmaNode] = Field(default_factory=dict)  # the DAG a fresh theory run restarts from
 
     def root_id(self) -> str | None:
         roots = [n.id for n in self.lemma_dag.values() if n.is_root]
