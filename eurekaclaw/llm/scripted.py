@@ -3,7 +3,7 @@
 Drive it with rules (a YAML/JSON file or a list) or a Python function, in the spirit of
 pydantic-ai's FunctionModel. A rule matches on the calling role, the requested output model,
 a substring or a regex of the prompt; its replies are used in order and the last one repeats
-(unless `once: true`, after which the rule is spent). See docs/testing.md.
+(unless `once: true`, after which the rule is spent). See docs/llm-backends.md.
 """
 
 from __future__ import annotations
