@@ -224,6 +224,10 @@ class MetaOrchestrator:
             ui.set_pipeline(pipeline)
             ui.stop()
             session.mark_stopped()
+            closer = getattr(self._backend, "aclose", None)
+            if closer is not None:
+                with contextlib.suppress(Exception):
+                    await closer()
 
         if stop_status is not None:
             meta.status = stop_status  # type: ignore[assignment]
