@@ -212,7 +212,7 @@ def prove(
 @app.command("from-papers")
 @handle_errors
 def from_papers(
-    paper_ids: Annotated[list[str], typer.Argument(help="arXiv ids, e.g. 1204.5721 math/0601001 1706.03762v5.")],
+    paper_ids: Annotated[list[str], typer.Argument(help="arXiv ids (1204.5721, math/0601001, 1706.03762v5), DOIs or Semantic Scholar ids.")],
     domain: DomainOpt = None,
     output: OutputOpt = None,
     gate: GateOpt = None,
