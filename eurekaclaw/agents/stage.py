@@ -19,6 +19,8 @@ class StageOutcome(BaseModel):
     status: Literal["completed", "partial", "failed", "skipped"]
     summary: str = ""
     reason: str = ""
+    # False when trying again cannot help (e.g. none of the requested papers exists)
+    retryable: bool = True
 
 
 class Stage(ABC):

@@ -280,7 +280,7 @@ class MetaOrchestrator:
                 rec.finished_at = utcnow()
                 self._set(bus, session, pipeline, rec, status, detail)
                 return
-            if rec.attempts >= max_attempts:
+            if rec.attempts >= max_attempts or not outcome.retryable:
                 rec.finished_at = utcnow()
                 self._set(bus, session, pipeline, rec, "failed", outcome.reason or "stage failed")
                 return

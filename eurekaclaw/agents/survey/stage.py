@@ -155,7 +155,7 @@ class _Survey:
         if isinstance(seeds, str):
             self._finish()
             self.event("failed", seeds)
-            return StageOutcome(status="failed", reason=seeds)
+            return StageOutcome(status="failed", reason=seeds, retryable=False)
         if self.service.offline:
             self.brief.offline = True
             why = ("EUREKACLAW_OFFLINE is set, no literature request was made" if self.service.http.offline

@@ -180,3 +180,18 @@ def test_sigkill_mid_run_then_resume_matches_an_uninterrupted_run(tmp_path: Path
     # steps are never redone after their checkpoint: at most the one in flight repeats
     step_log = (tmp_path / "run.log").read_text().split()
     assert len(step_log) <= 8 + 1
+
+
+class HopelessStage(CountingStage):
+    async def run(self, ctx, spec, *, resume=False):
+        from eurekaclaw.agents.stage import StageOutcome
+
+        self.runs += 1
+        return StageOutcome(status="failed", reason="none of the papers exists", retryable=False)
+
+
+async def test_a_failure_that_cannot_improve_is_not_retried() -> None:
+    stage = HopelessStage("survey")
+    result = await _orch(_stages(survey=stage), stage_max_retries=3).run(SPEC)
+    rec = next(r for r in result.stages if r.name == "survey")
+    assert rec.status == "failed" and rec.attempts == 1 and stage.runs == 1
