@@ -72,6 +72,12 @@ class Settings(BaseSettings):
     latex_timeout_s: float = Field(default=180.0, gt=0.0, le=3600.0)  # per paper compilation
     eurekaclaw_budget_usd: float | None = Field(default=None, ge=0.0)
 
+    # --- mechanical verification (docs/verification.md) -------------------------------------
+    falsifier_budget_s: float = Field(default=2.0, gt=0.0, le=600.0)
+    smt_timeout_s: float = Field(default=10.0, gt=0.0, le=3600.0)
+    formal_timeout_s: float = Field(default=60.0, gt=0.0, le=86_400.0)
+    lean_project_dir: Path | None = None  # a Lake project (e.g. with Mathlib) for `lake env lean`
+
     # --- per-call token limits ---------------------------------------------------------------
     max_tokens_default: int = Field(default=4096, ge=64, le=200_000)
     max_tokens_survey: int = Field(default=4096, ge=64, le=200_000)

@@ -1,0 +1,213 @@
+"""ContinualLearningLoop.post_run: everything the next session should inherit from this one.
+
+Steps, deterministic ones first so a model failure cannot cost them:
+  knowledge_graph    proven lemmas → tier 3 with their verification levels, "uses" edges
+  failed_strategies  failed attempts and counterexamples → tier 2 (theory.failed_strategies.<domain>)
+  skill_stats        SkillRegistry.update_stats for every (lemma, injected skill) whose lemma ended
+  tool_patterns      recorded tool-call sequences of proved lemmas → skills
+  insights           SessionMemoryExtractor → tier 4 (fast model)
+  distill            SkillEvolver.distill_from_session → distilled skills (fast model)
+
+Each finished step is recorded on the bus ("learn_progress"), so a resumed Learn stage does
+not count a skill's use twice. A step that fails is recorded with its reason and the others
+still run; a model step whose reply was unusable stays open, so a retry or resume asks again
+(those steps are idempotent). Budget exhaustion, interruption and authentication failures
+propagate.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from eurekaclaw.agents.learn.extractor import SessionMemoryExtractor, session_evidence
+from eurekaclaw.agents.learn.tool_patterns import ToolPatternExtractor
+from eurekaclaw.errors import BudgetExceededError, LLMAuthError, LLMError, RunInterrupted
+from eurekaclaw.memory.insights import domain_slug
+from eurekaclaw.skills.evolver import SkillEvolver, compress
+from eurekaclaw.types.artifacts import TheoryState
+
+if TYPE_CHECKING:
+    from eurekaclaw.agents.base import AgentContext
+    from eurekaclaw.memory.manager import MemoryManager
+    from eurekaclaw.skills.registry import SkillRegistry
+
+log = logging.getLogger(__name__)
+
+PROGRESS_KEY = "learn_progress"
+REPORT_KEY = "learn_report"
+FAILED_PREFIX = "theory.failed_strategies."
+COUNTEREXAMPLE_PREFIX = "theory.counterexamples."
+MAX_REMEMBERED = 40
+STEPS = ("knowledge_graph", "failed_strategies", "skill_stats", "tool_patterns", "insights", "distill")
+
+
+@dataclass
+class LearnReport:
+    theorems: list[str] = field(default_factory=list)
+    failed_strategies: int = 0
+    counterexamples: int = 0
+    stats_updated: dict[str, list[bool]] = field(default_factory=dict)
+    unknown_skills: list[str] = field(default_factory=list)
+    tool_skills: list[str] = field(default_factory=list)
+    insights: list[str] = field(default_factory=list)
+    insights_skipped: list[list[str]] = field(default_factory=list)
+    distilled: list[str] = field(default_factory=list)
+    skipped_steps: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    degraded: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = [
+            f"{len(self.theorems)} result(s) to the knowledge graph",
+            f"{self.failed_strategies} failed strateg{'y' if self.failed_strategies == 1 else 'ies'} remembered",
+            f"{sum(len(v) for v in self.stats_updated.values())} skill use(s) scored",
+            f"{len(self.insights)} insight(s) saved",
+            f"{len(self.distilled) + len(self.tool_skills)} skill(s) learned",
+        ]
+        return ", ".join(parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def _append_unique(limit: int, items: list[str]) -> Callable[[Any], list[str]]:
+    def merge(old: Any) -> list[str]:
+        current = [str(x) for x in old] if isinstance(old, list) else []
+        for item in items:
+            if item not in current:
+                current.append(item)
+        return current[-limit:]
+
+    return merge
+
+
+class ContinualLearningLoop:
+    def __init__(self, ctx: AgentContext, memory: MemoryManager, registry: SkillRegistry) -> None:
+        self.ctx = ctx
+        self.memory = memory
+        self.registry = registry
+        self.domain = ctx.domain or "general"
+
+    async def post_run(self, state: TheoryState) -> LearnReport:
+        report = LearnReport()
+        done: list[str] = list(self.ctx.bus.get(PROGRESS_KEY) or [])
+        actions: dict[str, Callable[[TheoryState, LearnReport], Awaitable[None]]] = {
+            "knowledge_graph": self._knowledge_graph,
+            "failed_strategies": self._failed_strategies,
+            "skill_stats": self._skill_stats,
+            "tool_patterns": self._tool_patterns,
+            "insights": self._insights,
+            "distill": self._distill,
+        }
+        for step in STEPS:
+            if step in done:
+                report.skipped_steps.append(step)
+                continue
+            try:
+                await actions[step](state, report)
+            except (BudgetExceededError, RunInterrupted, LLMAuthError):
+                raise
+            except LLMError as exc:
+                report.degraded.append(f"{step}: the model's reply could not be used ({exc.message})")
+                continue  # model steps are idempotent: a retry or resume may try again
+            except Exception as exc:  # one broken step must not cost the others
+                log.warning("learn step %s failed", step, exc_info=True)
+                report.degraded.append(f"{step}: {type(exc).__name__}: {exc}")
+            done.append(step)
+            self.ctx.bus.put(PROGRESS_KEY, done)
+        return report
+
+    # --- tier 3 ---------------------------------------------------------------------------------
+    async def _knowledge_graph(self, state: TheoryState, report: LearnReport) -> None:
+        ids: dict[str, str] = {}
+        for lemma_id, record in state.proven_lemmas.items():
+            node = state.lemma_dag.get(lemma_id)
+            statement = (node.statement if node else "") or (node.informal if node else "")
+            if not statement.strip():
+                continue
+            tags = ["theorem" if node and node.is_root else "lemma"]
+            if node is not None:
+                tags.append(f"provenance:{node.provenance}")
+            ids[lemma_id] = self.memory.add_theorem(
+                statement,
+                self.domain,
+                record.verification_level,
+                proof_summary=compress(record.proof, 400),
+                session_id=self.ctx.session_id,
+                tags=tags,
+            )
+        for lemma_id, node_id in ids.items():
+            node = state.lemma_dag.get(lemma_id)
+            for dep in node.dependencies if node else []:
+                if dep in ids and ids[dep] != node_id:
+                    self.memory.link_theorems(node_id, ids[dep], "uses")
+        report.theorems = sorted(set(ids.values()))
+
+    # --- tier 2 ---------------------------------------------------------------------------------
+    async def _failed_strategies(self, state: TheoryState, report: LearnReport) -> None:
+        evidence = session_evidence(state)
+        topic = domain_slug(self.domain)
+        tags = ["failed_strategy", "theory", topic]
+        if evidence["failures"]:
+            self.memory.persistent.update(
+                FAILED_PREFIX + topic,
+                _append_unique(MAX_REMEMBERED, evidence["failures"]),
+                tags=tags,
+                source_session=self.ctx.session_id,
+            )
+        if evidence["counterexamples"]:
+            self.memory.persistent.update(
+                COUNTEREXAMPLE_PREFIX + topic,
+                _append_unique(MAX_REMEMBERED, evidence["counterexamples"]),
+                tags=["counterexample", "theory", topic],
+                source_session=self.ctx.session_id,
+            )
+        report.failed_strategies = len(evidence["failures"])
+        report.counterexamples = len(evidence["counterexamples"])
+
+    # --- skill statistics -----------------------------------------------------------------------
+    async def _skill_stats(self, state: TheoryState, report: LearnReport) -> None:
+        injected = self.ctx.bus.get("injected_skills") or {}
+        if not isinstance(injected, dict):
+            report.degraded.append("skill_stats: 'injected_skills' on the bus is not a mapping")
+            return
+        for lemma_id, names in sorted(injected.items()):
+            node = state.lemma_dag.get(lemma_id)
+            if lemma_id in state.proven_lemmas:
+                success = True
+            elif node is not None and node.status in ("failed", "refuted"):
+                success = False
+            else:
+                continue  # unfinished (budget, pause) or planned away: no verdict on the skills
+            for name in dict.fromkeys(names if isinstance(names, list) else []):
+                if name not in self.registry:
+                    report.unknown_skills.append(str(name))
+                    continue
+                self.registry.update_stats(name, success)
+                report.stats_updated.setdefault(name, []).append(success)
+
+    # --- skills from tool use -------------------------------------------------------------------
+    async def _tool_patterns(self, state: TheoryState, report: LearnReport) -> None:
+        traces = self.ctx.bus.get("tool_traces") or []
+        extractor = ToolPatternExtractor(self.registry, self.memory)
+        created = extractor.extract_and_save(traces, state, self.ctx.session_id)
+        report.tool_skills = [r.meta.name for r in created]
+
+    # --- tier 4 ---------------------------------------------------------------------------------
+    async def _insights(self, state: TheoryState, report: LearnReport) -> None:
+        extractor = SessionMemoryExtractor(self.ctx.llm, self.memory, self.domain, self.ctx.session_id)
+        result = await extractor.extract_and_save(state)
+        report.insights = [p.name for p in [*result.saved, *result.merged]]
+        report.insights_skipped = [[t, why] for t, why in result.skipped]
+        report.degraded += [f"insights: {d}" for d in result.degraded]
+
+    # --- distilled skills -----------------------------------------------------------------------
+    async def _distill(self, state: TheoryState, report: LearnReport) -> None:
+        evidence = session_evidence(state)
+        evolver = SkillEvolver(self.ctx.llm, self.registry, domain=self.domain)
+        created = await evolver.distill_from_session(evidence["failures"], evidence["proven"])
+        report.distilled = [r.meta.name for r in created]
+        report.notes += [f"distilled skill {n!r} not kept: {why}" for n, why in evolver.skipped]

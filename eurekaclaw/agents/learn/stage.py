@@ -1,0 +1,46 @@
+"""LearnStage (stage 7): run the ContinualLearningLoop on the finished session.
+
+Uses the orchestrator's services (ctx.services["memory"], ["skill_registry"],
+["skill_injector"]) when present and builds them from the workspace otherwise. Needs a
+TheoryState on the bus; without one there is nothing to learn and the stage is skipped.
+"""
+
+from __future__ import annotations
+
+from eurekaclaw.agents.base import AgentContext
+from eurekaclaw.agents.learn.loop import REPORT_KEY, STEPS, ContinualLearningLoop
+from eurekaclaw.agents.learn.services import services_from_context
+from eurekaclaw.agents.stage import Stage, StageOutcome
+from eurekaclaw.types.tasks import InputSpec
+
+
+class LearnStage(Stage):
+    name = "learn"
+    produces = (REPORT_KEY,)
+
+    def missing_inputs(self, ctx: AgentContext, spec: InputSpec) -> str | None:
+        if ctx.bus.get_theory_state() is None:
+            return "no theory state: the session proved nothing there is to learn from"
+        return None
+
+    async def run(self, ctx: AgentContext, spec: InputSpec, *, resume: bool = False) -> StageOutcome:
+        state = ctx.bus.get_theory_state()
+        if state is None:
+            return StageOutcome(status="skipped", reason=self.missing_inputs(ctx, spec) or "")
+        services = services_from_context(ctx)
+        for key, value in services.items():
+            ctx.services.setdefault(key, value)
+        loop = ContinualLearningLoop(ctx, services["memory"], services["skill_registry"])
+        report = await loop.post_run(state)
+        if len(report.skipped_steps) == len(STEPS):
+            # Everything was learned before an interruption; keep that run's report.
+            return StageOutcome(status="completed", summary="already learned from this session")
+        ctx.bus.put(REPORT_KEY, report.as_dict())
+        ctx.events("learn", summary=report.summary(), degraded=report.degraded)
+        if report.degraded:
+            return StageOutcome(
+                status="partial",
+                summary=report.summary(),
+                reason="; ".join(report.degraded)[:1000],
+            )
+        return StageOutcome(status="completed", summary=report.summary())

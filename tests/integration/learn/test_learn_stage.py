@@ -1,0 +1,146 @@
+"""The Learn stage on a crafted session: every tier written, skill stats scored, skills
+learned from tool traces and from the fast model; degraded (not crashed) on garbage replies."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from learnkit import DISTILLED, INSIGHTS, L4_TEXT, MERGE, make_ctx, record_session, responder
+
+from eurekaclaw.agents.learn.services import build_memory_services
+from eurekaclaw.agents.learn.stage import LearnStage
+from eurekaclaw.errors import BudgetExceededError
+from eurekaclaw.llm.scripted import ScriptedBackend
+from eurekaclaw.memory.embeddings import HashingEmbedder
+from eurekaclaw.memory.manager import MemoryManager
+from eurekaclaw.skills.registry import SkillRegistry
+from eurekaclaw.types.memory import DomainInsight
+from eurekaclaw.types.tasks import InputSpec
+
+SPEC = InputSpec(mode="prove", statement="UCB1 has logarithmic regret")
+
+
+async def test_learn_writes_every_tier_and_scores_skills(tmp_path):
+    backend = ScriptedBackend(responder=responder({"InsightBatch": INSIGHTS, "DistilledSkills": DISTILLED}))
+    ctx = make_ctx(tmp_path, "s1", backend)
+    record_session(ctx)
+    outcome = await LearnStage().run(ctx, SPEC)
+    assert outcome.status == "completed", outcome.reason
+
+    # every model call was a fast, bounded, structured call
+    assert {c.output_name() for c in backend.calls} == {"InsightBatch", "DistilledSkills"}
+    assert all(c.tier == "fast" and c.max_tokens == 1024 and c.role == "learn" for c in backend.calls)
+
+    mm = MemoryManager(tmp_path, "check", HashingEmbedder())
+    # tier 3: the three proven lemmas with their levels, linked by "uses"
+    levels = sorted(n.verification_level for n in mm.graph.nodes())
+    assert levels == ["cited", "reviewed", "reviewed"]
+    assert len(mm.graph.edges()) == 2 and {e.relation for e in mm.graph.edges()} == {"uses"}
+    assert all(n.domain == "mab" and n.session_id == "s1" for n in mm.graph.nodes())
+    # tier 2: the two identical failures remembered once; the counterexample too
+    failed = mm.recall("theory.failed_strategies.mab")
+    assert len(failed) == 1 and "bound_too_loose" in failed[0] and "variance" in failed[0]
+    assert "failed_strategy" in mm.persistent.get("theory.failed_strategies.mab").tags
+    assert "confirmed" in mm.recall("theory.counterexamples.mab")[0]
+    # tier 4: two confident insights with valid categories, under the session's real domain
+    saved = mm.list_insights("mab")
+    assert sorted(i.title for i in saved) == ["Bernstein for variance-aware pull counts", "Uniform constant regret is false"]
+    assert next(i for i in saved if i.category == "pitfalls").confidence == pytest.approx(0.7)
+    report = ctx.bus.get("learn_report")
+    assert {t for t, _ in report["insights_skipped"]} == {"A shaky idea", "Bad category"}
+
+    reg = SkillRegistry(tmp_path / "skills")
+    # stats: L1 proved, L4 failed (in lemma order) → 1.0 then 0.3·0 + 0.7·1.0 = 0.7
+    conc = reg.get("concentration-inequalities")
+    assert conc.meta.usage_count == 2 and conc.meta.success_rate == pytest.approx(0.7)
+    assert reg.get("martingale-arguments").meta.success_rate == 1.0
+    assert reg.get("induction").meta.usage_count == 0  # L6 never finished: no verdict
+    assert report["unknown_skills"] == ["no-such-skill"]
+    stats = json.loads((tmp_path / "skills" / "_stats.json").read_text())["skills"]
+    assert set(stats) == {"concentration-inequalities", "union-bound-and-peeling", "martingale-arguments"}
+    # a tool pattern that proved two lemmas (and failed once) became a skill
+    pattern = reg.get("tool-pattern-simulate-bandit-then-fit-rate")
+    assert pattern is not None and pattern.meta.source == "distilled"
+    assert "`simulate_bandit` → `fit_rate`" in pattern.body and "proved 2 lemma(s)" in pattern.body
+    assert reg.get("tool-pattern-check-bound") is None  # a single tool is not a sequence
+    # the distilled skill
+    distilled = reg.get("bernstein-variance-pull-counts")
+    assert distilled.meta.source == "distilled" and distilled.origin == "user"
+    # a learned skill folder holds just its SKILL.md, so it can be shared as it is
+    assert [p.name for p in (tmp_path / "skills" / "bernstein-variance-pull-counts").iterdir()] == ["SKILL.md"]
+    distill_call = next(c for c in backend.calls if c.output_name() == "DistilledSkills")
+    assert L4_TEXT[:40] in distill_call.prompt_text()
+
+
+async def test_learn_is_not_counted_twice_on_resume(tmp_path):
+    backend = ScriptedBackend(responder=responder({"InsightBatch": INSIGHTS, "DistilledSkills": DISTILLED}))
+    ctx = make_ctx(tmp_path, "s1", backend)
+    record_session(ctx)
+    await LearnStage().run(ctx, SPEC)
+    calls = len(backend.calls)
+    again = await LearnStage().run(ctx, SPEC, resume=True)
+    assert again.status == "completed" and "already" in again.summary
+    assert len(backend.calls) == calls
+    assert SkillRegistry(tmp_path / "skills").get("concentration-inequalities").meta.usage_count == 2
+
+
+async def test_garbage_replies_degrade_with_reasons(tmp_path):
+    backend = ScriptedBackend(default="I am a small model and I reply in prose.")
+    ctx = make_ctx(tmp_path, "s1", backend)
+    record_session(ctx)
+    outcome = await LearnStage().run(ctx, SPEC)
+    assert outcome.status == "partial"
+    assert "insights:" in outcome.reason and "distill:" in outcome.reason
+    mm = MemoryManager(tmp_path, "check", HashingEmbedder())
+    # the deterministic steps still happened
+    assert len(mm.graph.nodes()) == 3
+    assert mm.recall("theory.failed_strategies.mab")
+    assert SkillRegistry(tmp_path / "skills").get("concentration-inequalities").meta.usage_count == 2
+    assert mm.list_insights("mab") == []
+    assert ctx.bus.get("learn_progress") == ["knowledge_graph", "failed_strategies", "skill_stats", "tool_patterns"]
+    # a retry asks the model again, but does not count the skills' uses twice
+    calls = len(backend.calls)
+    retry = await LearnStage().run(ctx, SPEC, resume=True)
+    assert retry.status == "partial" and len(backend.calls) > calls
+    assert SkillRegistry(tmp_path / "skills").get("concentration-inequalities").meta.usage_count == 2
+
+
+async def test_near_duplicate_insight_is_merged_by_the_fast_model(tmp_path):
+    services = build_memory_services(tmp_path, "s1", "mab", [], embedder=HashingEmbedder())
+    old = services["memory"].save_insight(DomainInsight(
+        domain="mab", category="proof_strategy", title="Bernstein for variance pull counts",
+        content="Replace Hoeffding by Bernstein's inequality when rewards have small variance; "
+                "pull count scales with sigma^2/Delta^2.", confidence=0.6, source_session="s0"))
+    backend = ScriptedBackend(responder=responder(
+        {"InsightBatch": INSIGHTS, "DistilledSkills": DISTILLED, "MergeDecision": MERGE}))
+    ctx = make_ctx(tmp_path, "s1", backend, services=services)
+    record_session(ctx)
+    outcome = await LearnStage().run(ctx, SPEC)
+    assert outcome.status == "completed", outcome.reason
+    merge_calls = [c for c in backend.calls if c.output_name() == "MergeDecision"]
+    assert len(merge_calls) == 1 and "Bernstein for variance pull counts" in merge_calls[0].prompt_text()
+    assert not old.exists()
+    titles = sorted(i.title for i in services["memory"].list_insights("mab"))
+    assert titles == ["Bernstein for variance-aware bounds", "Uniform constant regret is false"]
+    merged = next(i for i in services["memory"].list_insights("mab") if i.title.startswith("Bernstein"))
+    assert merged.content.startswith("Merged:") and merged.confidence == pytest.approx(0.85)
+
+
+async def test_without_a_theory_state_learn_is_skipped(tmp_path):
+    ctx = make_ctx(tmp_path, "s1", ScriptedBackend(default="x"))
+    stage = LearnStage()
+    assert "no theory state" in stage.missing_inputs(ctx, SPEC)
+    assert (await stage.run(ctx, SPEC)).status == "skipped"
+
+
+async def test_budget_exhaustion_propagates(tmp_path):
+    def respond(request):
+        raise BudgetExceededError("budget of $0.01 reached")
+
+    ctx = make_ctx(tmp_path, "s1", ScriptedBackend(responder=respond))
+    record_session(ctx)
+    with pytest.raises(BudgetExceededError):
+        await LearnStage().run(ctx, SPEC)
+    # what was done before the model was needed is kept and will not be redone on resume
+    assert ctx.bus.get("learn_progress") == ["knowledge_graph", "failed_strategies", "skill_stats", "tool_patterns"]
