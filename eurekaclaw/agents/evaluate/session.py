@@ -1,0 +1,126 @@
+"""Scientist-Bench evaluation of a session: five dimensions, a weighted total, eval_report.json.
+
+Works on any finished or partial session: a missing artifact makes its dimension 0 (nothing
+was achieved) or not applicable (nothing to measure), and the report says which.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from eurekaclaw.agents.evaluate.novelty import default_embedder, novelty
+from eurekaclaw.agents.evaluate.scores import (
+    NAMES,
+    citation_coverage,
+    experimental_alignment,
+    formal_correctness,
+    proof_depth,
+    weighted_total,
+)
+from eurekaclaw.agents.writer.bibtex import assign_cite_keys
+from eurekaclaw.agents.writer.render import cited_keys
+from eurekaclaw.config import Settings
+from eurekaclaw.errors import SessionNotFoundError
+from eurekaclaw.knowledge_bus.bus import KnowledgeBus
+from eurekaclaw.llm.session_client import SessionLLM
+from eurekaclaw.types.artifacts import EvalReport, PaperOutput
+
+REPORT_FILE = "eval_report.json"
+LABELS = {
+    "formal_correctness": "Formal correctness",
+    "novelty": "Novelty",
+    "experimental_alignment": "Experimental alignment",
+    "proof_depth": "Proof depth",
+    "citation_coverage": "Citation coverage",
+}
+_UNSET: Any = object()
+
+
+def _paper_citations(bus: KnowledgeBus, session_dir: Path | None) -> set[str] | None:
+    if session_dir is None:
+        return None
+    paper = bus.get("paper")
+    name = paper.tex_file if isinstance(paper, PaperOutput) and paper.tex_file else "paper.tex"
+    path = Path(session_dir) / name
+    if not path.is_file():
+        return None
+    return set(cited_keys(path.read_text("utf-8", "replace")))
+
+
+async def evaluate_bus(
+    bus: KnowledgeBus,
+    settings: Settings,
+    llm: SessionLLM | None,
+    *,
+    session_dir: Path | None = None,
+    embedder: Any = _UNSET,
+) -> EvalReport:
+    """Score what is on the bus. `embedder` defaults to the configured one; pass None to
+    disable the embedding part."""
+    weights = dict(zip(NAMES, settings.eval_weights, strict=True))
+    theory = bus.get_theory_state()
+    bib = bus.get_bibliography()
+    session_dir = session_dir or bus.session_dir
+    note = ""
+    if embedder is _UNSET:
+        embedder, note = default_embedder(settings)
+    elif embedder is None:
+        note = "embedding part disabled"
+    keys = assign_cite_keys(bib.papers) if bib else {}
+    dims = [
+        formal_correctness(theory, weights["formal_correctness"]),
+        await novelty(theory, bib, weights["novelty"], llm=llm, embedder=embedder, embedder_note=note),
+        experimental_alignment(bus.get_experiment_result(), weights["experimental_alignment"]),
+        proof_depth(theory, weights["proof_depth"]),
+        citation_coverage(bib, keys, _paper_citations(bus, session_dir), weights["citation_coverage"]),
+    ]
+    total, notes = weighted_total(dims)
+    if theory is None:
+        notes.append("the session has no theory state (it stopped before formalisation)")
+    notes.append(
+        "self-referential: the system scores its own output; use it to compare configurations, "
+        "not as external validation"
+    )
+    return EvalReport(session_id=bus.session_id, dimensions=dims, total=total, notes=notes)
+
+
+async def evaluate_session(
+    session_dir: Path,
+    settings: Settings,
+    llm: SessionLLM | None,
+    *,
+    embedder: Any = _UNSET,
+) -> EvalReport:
+    """Load a session's artifacts, score them, write eval_report.json and put it on the bus."""
+    session_dir = Path(session_dir)
+    if not session_dir.is_dir():
+        raise SessionNotFoundError(f"no session directory at {session_dir}")
+    bus = KnowledgeBus.load(session_dir.name, session_dir)
+    report = await evaluate_bus(bus, settings, llm, session_dir=session_dir, embedder=embedder)
+    bus.put("eval_report", report)  # persisted at once as eval_report.json
+    return report
+
+
+def _fmt(score: float | None) -> str:
+    return "n/a" if score is None else f"{score:.3f}"
+
+
+def render_eval_table(report: EvalReport) -> Table:
+    table = Table(title=f"Scientist-Bench evaluation of session {report.session_id}")
+    table.add_column("Dimension")
+    table.add_column("Score", justify="right")
+    table.add_column("Weight", justify="right")
+    table.add_column("Basis", overflow="fold")
+    for dim in report.dimensions:
+        table.add_row(
+            LABELS.get(dim.name, dim.name),
+            _fmt(dim.score),
+            f"{dim.weight:.2f}" if dim.score is not None else f"[dim]{dim.weight:.2f}[/dim]",
+            dim.explanation,
+        )
+    table.add_section()
+    table.add_row("[bold]Total[/bold]", f"[bold]{report.total:.3f}[/bold]", "", "; ".join(report.notes[:-1]))
+    return table

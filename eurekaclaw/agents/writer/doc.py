@@ -1,0 +1,263 @@
+"""PaperDoc: everything the paper shows, gathered from the bus before any rendering.
+
+Statements and proofs are copied verbatim from the TheoryState; only the prose fields come from
+the model. The compile repair works on this object (switching a block to source display,
+dropping a citation key, replacing a prose field) and the paper is rendered again from it, so
+the .tex, the .md and the PDF always agree.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from eurekaclaw.agents.writer.bibtex import CitePlan
+from eurekaclaw.agents.writer.experiments import ExperimentView
+from eurekaclaw.types.artifacts import (
+    VERIFICATION_ORDER,
+    Counterexample,
+    LemmaNode,
+    TheoryState,
+    VerificationLevel,
+    weakest_level,
+)
+
+PROSE_FIELDS = (
+    "title",
+    "abstract",
+    "introduction",
+    "preliminaries",
+    "related_work",
+    "limitations",
+    "experiments",
+)
+
+LEVEL_MEANING: dict[str, str] = {
+    "formal": "checked by a proof assistant kernel (Coq or Lean)",
+    "smt": "the lemma's claim was proved by an SMT solver",
+    "reviewed": "an independent model review found no error and numeric falsification found no "
+    "counterexample; no machine proof",
+    "cited": "a known result taken from a reference whose citation was verified",
+    "unverified": "not checked",
+}
+
+
+def lemma_tag(status: str, level: str | None) -> str:
+    """The tag shown in a lemma's head and margin."""
+    if status == "proved":
+        return "unverified: not checked" if level in (None, "unverified") else f"verified: {level}"
+    return "refuted" if status == "refuted" else "not proved"
+
+
+@dataclass
+class LemmaView:
+    id: str
+    label: str
+    statement: str
+    informal: str
+    status: str  # proved | open | refuted
+    level: VerificationLevel | None
+    proof: str | None
+    provenance: str
+    citation_key: str | None
+    citation_text: str
+    dependencies: list[str]
+    checks: str  # e.g. "z3 passed; falsifier passed"
+    is_root: bool = False
+
+
+@dataclass
+class PaperDoc:
+    prose: dict[str, str]
+    theorem_statement: str
+    theorem_status: str
+    theorem_proof: str | None
+    theorem_level: VerificationLevel | None
+    assumptions: list[str]
+    lemmas: list[LemmaView]
+    cite: CitePlan
+    experiment: ExperimentView | None
+    counterexamples: list[Counterexample]
+    weakest: VerificationLevel
+    levels_used: list[VerificationLevel]
+    unproved_assembly: bool = False
+    status_reason: str = ""
+    notes: list[str] = field(default_factory=list)
+    # repair state
+    source_blocks: set[str] = field(default_factory=set)
+    plain_prose: set[str] = field(default_factory=set)
+    show_plot: bool = True
+
+    @property
+    def proved(self) -> bool:
+        return self.theorem_status == "proved"
+
+    def lemma_labels(self) -> set[str]:
+        labels = {"thm:main", "tab:levels", "sec:results", "sec:proofs", "sec:prelim"}
+        labels |= {lem.label for lem in self.lemmas}
+        if self.experiment is not None:
+            labels |= {"sec:experiments", "fig:experiment", "tab:bounds"}
+        return labels
+
+    def summary_rows(self) -> list[tuple[str, str, str, str]]:
+        """(result, status, verification level, checks) for the verification summary table."""
+        rows = [
+            (
+                "Main theorem" if self.proved else "Main conjecture",
+                self.theorem_status,
+                self.theorem_level or "--",
+                "weakest level of its lemmas" if self.proved else "",
+            )
+        ]
+        rows += [(f"Lemma {lem.id}", lem.status, lem.level or "--", lem.checks) for lem in self.lemmas]
+        return rows
+
+    def abstract_suffix(self) -> str:
+        """The fixed sentences appended to the model's abstract: what was and was not proved,
+        and the weakest verification level, stated by us rather than trusted to the model."""
+        established = [lem for lem in self.lemmas if lem.status == "proved"]
+        total = len(self.lemmas)
+        if self.proved:
+            return (
+                "The main theorem was proved with machine assistance; the weakest verification "
+                f"level used by its lemmas is '{self.weakest}' (see the verification summary)."
+            )
+        if self.theorem_status == "refuted":
+            head = (
+                "The main statement was refuted during this work, so it is stated as a "
+                "conjecture for the record, not as a theorem."
+            )
+        else:
+            head = (
+                "The main statement is not proved here and is presented as a conjecture "
+                f"(theory status: {self.theorem_status})."
+            )
+        if established:
+            return (
+                f"{head} Only {len(established)} of {total} supporting lemmas were established, "
+                f"the weakest at verification level '{self.weakest}'."
+            )
+        return f"{head} None of its supporting lemmas was established."
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-") or "x"
+
+
+def topological_order(dag: dict[str, LemmaNode]) -> list[str]:
+    """Dependencies first; ties keep the DAG's insertion order; a cycle is broken by order."""
+    order: list[str] = []
+    placed: set[str] = set()
+    pending = list(dag)
+    while pending:
+        progressed = False
+        for lid in list(pending):
+            deps = [d for d in dag[lid].dependencies if d in dag]
+            if all(d in placed for d in deps):
+                order.append(lid)
+                placed.add(lid)
+                pending.remove(lid)
+                progressed = True
+        if not progressed:
+            lid = pending.pop(0)
+            order.append(lid)
+            placed.add(lid)
+    return order
+
+
+def _checks_summary(checks: list) -> str:
+    parts = [f"{c.checker} {c.verdict}" for c in checks if c.verdict != "skipped"]
+    return "; ".join(parts[:4]) + ("; ..." if len(parts) > 4 else "")
+
+
+def _lemma_status(theory: TheoryState, node: LemmaNode) -> str:
+    if node.id in theory.proven_lemmas:
+        return "proved"
+    refuted = node.status == "refuted" or any(
+        c.lemma_id == node.id and c.confirmed for c in theory.counterexamples
+    )
+    return "refuted" if refuted else "open"
+
+
+def build_doc(
+    theory: TheoryState,
+    plan: CitePlan,
+    experiment: ExperimentView | None,
+    prose: dict[str, str],
+) -> PaperDoc:
+    root_id = theory.root_id()
+    lemmas: list[LemmaView] = []
+    seen_labels: set[str] = set()
+    for lid in topological_order(theory.lemma_dag):
+        node = theory.lemma_dag[lid]
+        if node.is_root and lid == root_id:
+            continue
+        record = theory.proven_lemmas.get(lid)
+        label = "lem:" + _slug(lid)
+        while label in seen_labels:
+            label += "x"
+        seen_labels.add(label)
+        key = plan.resolve(node.citation)
+        lemmas.append(
+            LemmaView(
+                id=lid,
+                label=label,
+                statement=node.statement,
+                informal=node.informal,
+                status=_lemma_status(theory, node),
+                level=record.verification_level if record else None,
+                proof=record.proof if record else None,
+                provenance=node.provenance,
+                citation_key=key,
+                citation_text="" if key else (node.citation or ""),
+                dependencies=[d for d in node.dependencies if d in theory.lemma_dag],
+                checks=_checks_summary(record.checks) if record else "",
+            )
+        )
+    # lemmas proved but missing from the DAG (e.g. after a re-plan) still appear
+    for lid, record in theory.proven_lemmas.items():
+        if lid in theory.lemma_dag:
+            continue
+        lemmas.append(
+            LemmaView(
+                id=lid,
+                label="lem:" + _slug(lid) + "-extra",
+                statement="",
+                informal="",
+                status="proved",
+                level=record.verification_level,
+                proof=record.proof,
+                provenance="new",
+                citation_key=None,
+                citation_text="",
+                dependencies=[],
+                checks=_checks_summary(record.checks),
+            )
+        )
+    root_node = theory.lemma_dag.get(root_id) if root_id else None
+    statement = theory.formal_statement.strip() or (root_node.statement if root_node else "")
+    if not statement:
+        statement = theory.informal_statement
+    levels = [r.verification_level for r in theory.proven_lemmas.values()]
+    weakest = weakest_level(levels)
+    proof: str | None = None
+    if theory.status == "proved":
+        root_record = theory.proven_lemmas.get(root_id) if root_id else None
+        proof = theory.assembled_proof or (root_record.proof if root_record else None)
+    used = [lvl for lvl in VERIFICATION_ORDER if lvl in set(levels)]
+    return PaperDoc(
+        prose=dict(prose),
+        theorem_statement=statement,
+        theorem_status=theory.status,
+        theorem_proof=proof,
+        theorem_level=weakest if theory.status == "proved" else None,
+        assumptions=[a for a in theory.assumptions if a.strip()],
+        lemmas=lemmas,
+        cite=plan,
+        experiment=experiment,
+        counterexamples=[c for c in theory.counterexamples if c.confirmed] or list(theory.counterexamples),
+        weakest=weakest,
+        levels_used=used,
+        unproved_assembly=bool(theory.assembled_proof) and theory.status != "proved",
+        status_reason=theory.status_reason,
+    )

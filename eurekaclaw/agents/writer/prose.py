@@ -1,0 +1,194 @@
+"""The prose of the paper: one structured LLM call, with a deterministic fallback.
+
+The model writes only title, abstract, introduction, preliminaries, related work, limitations
+and the experiment discussion. A reply that is unusable (invalid after the repair round, or
+fields too short to be prose, as small local models produce) is replaced field by field by
+prose built from the statement itself, and the reason is recorded: the paper is always written.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, Field
+
+from eurekaclaw.agents.base import render_prompt
+from eurekaclaw.agents.writer.bibtex import CitePlan
+from eurekaclaw.agents.writer.escape import escape_text
+from eurekaclaw.agents.writer.experiments import ExperimentView, fmt
+from eurekaclaw.errors import LLMError
+from eurekaclaw.types.artifacts import ResearchBrief, TheoryState
+
+if TYPE_CHECKING:
+    from eurekaclaw.agents.base import BaseAgent
+
+
+class PaperProse(BaseModel):
+    title: str = Field(description="One-line title, plain text with optional inline math")
+    abstract: str = Field(description="80-200 words")
+    introduction: str = ""
+    preliminaries: str = ""
+    related_work: str = ""
+    limitations: str = ""
+    experiments: str = ""
+
+
+# Fewer characters than this is not prose (empty strings, "N/A", a lone word).
+MIN_CHARS = {"title": 5, "abstract": 60, "introduction": 80}
+MAX_TITLE = 250
+ABSTRACT_SNIPPET = 400
+
+
+def _first_sentence(text: str, limit: int = 110) -> str:
+    text = " ".join(text.split())
+    m = re.match(r"(.+?[.!?])(\s|$)", text)
+    sentence = (m.group(1) if m else text).rstrip(".")
+    if len(sentence) <= limit:
+        return sentence
+    cut = sentence[:limit].rsplit(" ", 1)[0]
+    # never cut inside inline math
+    if cut.count("$") % 2:
+        cut = cut[: cut.rfind("$")].rstrip()
+    return cut + " ..."
+
+
+def fallback_prose(
+    theory: TheoryState, plan: CitePlan, experiment: ExperimentView | None
+) -> dict[str, str]:
+    """Prose built from the statement and the theory state only (no model)."""
+    informal = theory.informal_statement.strip()
+    proved = theory.status == "proved"
+    title = _first_sentence(informal) if informal else "A machine-assisted study of a mathematical statement"
+    keys = [key for key, _ in plan.citable()]
+    lemma_count = len([n for n in theory.lemma_dag.values() if not n.is_root])
+    intro = [f"We study the following statement: {informal or 'the statement given below'}"]
+    if theory.research_gap.strip():
+        intro.append(escape_text(theory.research_gap.strip()))
+    verb = "prove it" if proved else "work towards it"
+    intro.append(
+        f"To {verb}, the statement was decomposed into {lemma_count} lemma(s), each proved and "
+        "checked separately; the main results section labels every result with how it was checked."
+    )
+    if theory.proof_plan:
+        items = "\n".join(
+            f"\\item ({escape_text(p.provenance)}) {escape_text(p.description)}" for p in theory.proof_plan
+        )
+        intro.append("The proof plan was:\n\\begin{itemize}\n" + items + "\n\\end{itemize}")
+    related = (
+        "This work draws on the following verified references: "
+        + ", ".join(f"\\citet{{{k}}}" for k in keys)
+        + "."
+        if keys
+        else "No verified references are available for this session."
+    )
+    prose = {
+        "title": title,
+        "abstract": f"We study the following statement: {informal or 'see the main results section'}",
+        "introduction": "\n\n".join(intro),
+        "preliminaries": "This section fixes the setting of the main statement."
+        + (" The assumptions it relies on are listed below." if theory.assumptions else ""),
+        "related_work": related,
+        "limitations": "This paper reports what was checked and how; see the verification summary.",
+        "experiments": "",
+    }
+    if experiment is not None:
+        held = sum(1 for c in experiment.checks if c.held)
+        prose["experiments"] = (
+            "We compare the empirical behaviour of the policies with the theoretical bounds"
+            + (f": {held} of {len(experiment.checks)} bound check(s) held." if experiment.checks else ".")
+        )
+    return prose
+
+
+def _experiment_summary(view: ExperimentView | None) -> str:
+    if view is None:
+        return ""
+    lines = [f"{len(view.series)} plotted series: " + ", ".join(s.label for s in view.series)]
+    for c in view.checks:
+        lines.append(
+            f"bound {c.name} at horizon {c.horizon}: empirical {fmt(c.empirical_mean)} "
+            f"(s.e. {fmt(c.std_error)}) vs theoretical {fmt(c.theoretical)}: "
+            + ("held" if c.held else "VIOLATED")
+        )
+    return "\n".join(lines)
+
+
+def prose_prompt(
+    theory: TheoryState,
+    plan: CitePlan,
+    experiment: ExperimentView | None,
+    brief: ResearchBrief | None,
+) -> str:
+    lemmas: list[dict[str, Any]] = []
+    for node in theory.lemma_dag.values():
+        record = theory.proven_lemmas.get(node.id)
+        lemmas.append(
+            {
+                "id": node.id,
+                "status": "proved" if record else node.status,
+                "level": record.verification_level if record else None,
+                "informal": node.informal,
+                "statement": node.statement,
+            }
+        )
+    references = [
+        {"key": key, "title": p.title, "year": p.year, "abstract": " ".join(p.abstract.split())[:ABSTRACT_SNIPPET]}
+        for key, p in plan.citable()
+    ]
+    gap = theory.research_gap or (brief.gap_analysis if brief else "")
+    return render_prompt(
+        "writer_prose",
+        status=theory.status,
+        informal=theory.informal_statement,
+        formal=theory.formal_statement,
+        assumptions=theory.assumptions,
+        research_gap=gap,
+        plan=theory.proof_plan,
+        lemmas=lemmas,
+        references=references,
+        experiment=_experiment_summary(experiment),
+    )
+
+
+def usable_fields(reply: PaperProse) -> tuple[dict[str, str], list[str]]:
+    """The reply's fields that look like prose, and the names of those that do not."""
+    fields: dict[str, str] = {}
+    rejected: list[str] = []
+    for name, value in reply.model_dump().items():
+        text = (value or "").strip()
+        too_short = len(text) < MIN_CHARS.get(name, 0)
+        if too_short or (name == "title" and len(text) > MAX_TITLE):
+            rejected.append(name)
+            continue
+        fields[name] = text
+    return fields, rejected
+
+
+async def write_prose(
+    agent: BaseAgent,
+    theory: TheoryState,
+    plan: CitePlan,
+    experiment: ExperimentView | None,
+    brief: ResearchBrief | None,
+) -> tuple[dict[str, str], list[str]]:
+    """(prose fields, notes). BudgetExceededError and cancellation propagate."""
+    fallback = fallback_prose(theory, plan, experiment)
+    prompt = prose_prompt(theory, plan, experiment, brief)
+    try:
+        reply = await agent.ask_structured(agent.request(prompt, output=PaperProse), PaperProse)
+    except LLMError as exc:
+        reason = f"the model's prose was unusable ({type(exc).__name__}: {exc.message[:200]}); " \
+                 "deterministic prose built from the statement was used instead"
+        return fallback, [reason]
+    fields, rejected = usable_fields(reply)
+    notes = []
+    if rejected:
+        notes.append(
+            "the model's reply had no usable " + ", ".join(rejected)
+            + "; deterministic prose was used for " + ("it" if len(rejected) == 1 else "them")
+        )
+    prose = {**fallback, **fields}
+    if experiment is None:
+        prose["experiments"] = ""
+    return prose, notes

@@ -1,0 +1,206 @@
+"""Golden tests of the rendered paper on a fixed TheoryState: verbatim blocks, level tags,
+conjecture handling, citation rules, experiments, Markdown."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import writer_helpers as wh
+
+from eurekaclaw.agents.writer.bibtex import assign_cite_keys, plan_citations, render_bibtex
+from eurekaclaw.agents.writer.doc import build_doc
+from eurekaclaw.agents.writer.experiments import MAX_POINTS, experiment_view, read_plot_csv
+from eurekaclaw.agents.writer.markdown import render_markdown
+from eurekaclaw.agents.writer.render import block_at_line, render_tex
+from eurekaclaw.types.artifacts import Bibliography, Paper, TheoryState
+
+
+def _doc(theory: TheoryState | None = None, *, bib: Bibliography | None = None, with_experiment: bool = True):
+    theory = theory or wh.theory()
+    plan = plan_citations(bib if bib is not None else wh.bibliography())
+    view = experiment_view(wh.experiment(), wh.FIXTURES) if with_experiment else None
+    return build_doc(theory, plan, view, dict(wh.GOOD_PROSE))
+
+
+def test_statements_and_proofs_are_verbatim() -> None:
+    theory = wh.theory()
+    tex, _ = render_tex(_doc(theory))
+    assert theory.formal_statement in tex
+    for lid in ("L1", "L2", "L3"):
+        assert theory.lemma_dag[lid].statement in tex
+        assert theory.proven_lemmas[lid].proof in tex
+    assert theory.assembled_proof in tex
+    for assumption in theory.assumptions:
+        assert assumption in tex
+    # the theorem is a theorem, and its statement sits inside the theorem environment
+    body = tex.split("\\begin{theorem}", 1)[1].split("\\end{theorem}", 1)[0]
+    assert theory.formal_statement in body
+    assert "\\begin{conjecture}" not in tex
+
+
+def test_every_lemma_carries_its_level_in_head_margin_and_table() -> None:
+    tex, _ = render_tex(_doc())
+    expected = {"L1": "cited", "L2": "reviewed", "L3": "smt"}
+    for lid, level in expected.items():
+        head = re.search(r"\\begin\{lemma\}\[\\texttt\{" + lid + r"\}; \\eclevel\{verified: (\w+)\}", tex)
+        assert head and head.group(1) == level
+        assert f"Lemma {lid} & proved & {level} &" in tex
+    assert tex.count("\\ecmargin{verified: reviewed}") == 1
+    # the weakest level used is stated (cited is weaker than reviewed and smt)
+    assert "The weakest verification level used in this paper is\n\\textbf{cited}" in tex
+    assert "the weakest verification level used by its lemmas is 'cited'" in tex
+    # the root lemma is the theorem, not a separate lemma
+    assert "\\texttt{main}" not in tex
+
+
+def test_known_lemma_cites_its_verified_source() -> None:
+    tex, _ = render_tex(_doc())
+    assert re.search(r"\\texttt\{L1\}; \\eclevel\{verified: cited\} \\citep\{hoeffding1963probability\}", tex)
+
+
+def test_unproved_theorem_is_a_conjecture_and_the_abstract_says_so() -> None:
+    theory = wh.unproved_theory()
+    doc = _doc(theory)
+    tex, _ = render_tex(doc)
+    assert "\\begin{theorem}" not in tex
+    conj = tex.split("\\begin{conjecture}", 1)[1].split("\\end{conjecture}", 1)[0]
+    assert theory.formal_statement in conj
+    abstract = tex.split("\\begin{abstract}", 1)[1].split("\\end{abstract}", 1)[0]
+    assert "not proved here and is presented as a conjecture" in abstract
+    assert "Only 2 of 3 supporting lemmas were established" in abstract
+    assert re.search(r"\\texttt\{L2\}; \\eclevel\{not proved\}", tex)
+    assert "Proof of Lemma~\\ref{lem:L2}" not in tex  # no proof for an unproved lemma
+    assert "Proof of Theorem" not in tex
+    assert "An assembled argument exists but did not pass its checks" in tex
+    assert theory.assembled_proof not in tex
+    md = render_markdown(doc)
+    assert "**Conjecture** `[not proved: in_progress]`" in md
+    assert "not proved here and is presented as a conjecture" in md
+
+
+def test_refuted_theorem_says_so_in_the_abstract() -> None:
+    theory = wh.unproved_theory()
+    theory.status = "refuted"
+    tex, _ = render_tex(_doc(theory))
+    abstract = tex.split("\\begin{abstract}", 1)[1].split("\\end{abstract}", 1)[0]
+    assert "The main statement was refuted" in abstract
+    assert "\\begin{conjecture}" in tex
+
+
+def test_only_verified_references_are_cited_and_in_the_bib() -> None:
+    doc = _doc()
+    tex, info = render_tex(doc)
+    bib = render_bibtex(doc.cite)
+    cited = set(info.cited)
+    assert cited == {"auer2002finitetime", "hoeffding1963probability", "bubeck2012regret"}
+    assert set(re.findall(r"@\w+\{([^,]+),", bib)) == cited
+    # unverified and suspicious entries are listed as plain text, never in \cite or the .bib
+    assert "Made-up Paper" not in bib and "Made-up Paper" in tex
+    assert "[suspicious]" in tex and "[unverified]" in tex
+    assert "Hallucinated" not in tex and "Hallucinated" not in bib
+    assert "1 further reference(s) suggested during the survey could not be found" in tex
+    # the unverified entry's special characters are escaped in the list
+    assert "100\\% Optimal Bandits \\& Friends" in tex
+
+
+def test_offline_bibliography_cites_nothing_and_says_why() -> None:
+    bib = wh.bibliography()
+    bib.checks_ran = False
+    for paper in bib.papers:
+        paper.verification = "unverified"
+    doc = _doc(bib=bib)
+    tex, info = render_tex(doc)
+    assert info.cited == []
+    assert "\\bibliography{references}" not in tex
+    assert "Citation checks could not run for this session" in tex
+    assert render_bibtex(doc.cite).count("@") == 0
+
+
+def test_bibtex_fields_are_escaped_and_balanced() -> None:
+    paper = Paper(
+        paper_id="x", title="Rates {of} 100% & more_things #1", authors=["Ann O'Neil", "Bo $Li"],
+        year=2020, venue="J. of A&B", verification="verified", doi="10.1000/a_b",
+    )
+    plan = plan_citations(Bibliography(papers=[paper], checks_ran=True))
+    bib = render_bibtex(plan)
+    assert "title = {{Rates of 100\\% \\& more\\_things \\#1}}" in bib
+    assert "author = {Ann O'Neil and Bo \\$Li}" in bib
+    assert "journal = {J. of A\\&B}" in bib
+    entry = bib.split("@article", 1)[1]
+    assert entry.count("{") == entry.count("}")
+
+
+def test_cite_keys_are_deterministic_and_unique() -> None:
+    papers = [
+        Paper(paper_id="a", title="The Regret of Bandits", authors=["Jane Smith"], year=2020),
+        Paper(paper_id="b", title="Regret bounds again", authors=["Smith, John"], year=2020),
+        Paper(paper_id="c", title="A Study", authors=[], cite_key="custom:key"),
+        Paper(paper_id="d", title="Bad key", authors=["Zoë Ångström"], year=None, cite_key="bad key{}"),
+    ]
+    keys = assign_cite_keys(papers)
+    assert keys == {"a": "smith2020regret", "b": "smith2020regretb", "c": "custom:key", "d": "angstromndbad"}
+    assert assign_cite_keys(papers) == keys
+
+
+def test_experiment_plot_and_bound_table() -> None:
+    tex, _ = render_tex(_doc())
+    assert "\\usepackage{pgfplots}" in tex
+    assert "xmode=log" in tex
+    assert tex.count("\\addplot+") == 3
+    assert tex.count("mark=none, dashed]") == 1  # the bound series only
+    assert "\\addlegendentry{ucb1\\_gap\\_free (bound)}" in tex
+    assert "ucb1\\_log\\_T & 10000 & 2036 ± 1.2 & 40 & NO & -1996" in tex
+    assert "\\section{Experiments}" in tex
+
+
+def test_no_experiment_means_no_section_and_no_pgfplots() -> None:
+    tex, _ = render_tex(_doc(with_experiment=False))
+    assert "\\section{Experiments}" not in tex
+    assert "pgfplots" not in tex
+
+
+def test_plot_csv_is_thinned_on_a_log_grid(tmp_path: Path) -> None:
+    rows = ["series,t,mean,stderr,q10,q50,q90"] + [f"p,{t},{t * 0.5},0,0,0,0" for t in range(1, 5001)]
+    rows += ["p,0,1,0,0,0,0", "p,abc,1,0,0,0,0", "p,7,nan,0,0,0,0"]
+    path = tmp_path / "r.csv"
+    path.write_text("\n".join(rows))
+    series, notes = read_plot_csv(path)
+    assert len(series) == 1
+    points = series[0].points
+    assert len(points) <= MAX_POINTS + 1
+    assert points[0] == (1.0, 0.5) and points[-1] == (5000.0, 2500.0)
+    assert notes and "3 row(s)" in notes[0]
+
+
+def test_hostile_statement_is_shown_as_source_not_executed() -> None:
+    theory = wh.theory()
+    theory.lemma_dag["L3"].statement = "Bound holds. \\input{/etc/passwd}"
+    tex, info = render_tex(_doc(theory))
+    assert "\\input{/etc/passwd}" not in tex
+    assert "Bound holds. \\textbackslash{}input\\{/etc/passwd\\}" in tex
+    assert any("lemma L3" in n and "source text" in n for n in info.notes)
+
+
+def test_block_markers_locate_lines() -> None:
+    tex, _ = render_tex(_doc())
+    lines = tex.splitlines()
+    target = next(i for i, line in enumerate(lines, start=1) if "For every suboptimal arm" in line)
+    assert block_at_line(tex, target) == "lemma:1:statement"
+    intro = next(i for i, line in enumerate(lines, start=1) if "Stochastic bandits are the basic" in line)
+    assert block_at_line(tex, intro) == "prose:introduction"
+    assert block_at_line(tex, 3) is None
+
+
+def test_markdown_has_verbatim_statements_tags_and_references() -> None:
+    theory = wh.theory()
+    md = render_markdown(_doc(theory))
+    assert theory.formal_statement in md
+    assert theory.lemma_dag["L2"].statement in md
+    assert "**Lemma L3** `[verified: smt]`" in md
+    assert "**Lemma L1** `[verified: cited]` [hoeffding1963probability]" in md
+    assert "| Lemma L2 | proved | reviewed |" in md
+    assert "[auer2002finitetime]" in md  # \citet became [key]
+    assert "- [bubeck2012regret] Sébastien Bubeck" in md
+    assert "### Unverified references" in md
+    assert "Lemma L2 is the key step" in md
