@@ -365,7 +365,9 @@ def install_skills(
     from eurekaclaw.store.session import Workspace
 
     report = do_install(source, Workspace(_settings().eurekaclaw_dir).skills_dir, force=force)
-    out().print(report.render() if hasattr(report, "render") else report)
+    out().print(report.render(), markup=False, highlight=False)
+    if report.rejected and not (report.installed or report.updated or report.unchanged or report.kept):
+        raise typer.Exit(EXIT_FAILED)
 
 
 @app.command()
@@ -374,13 +376,15 @@ def skills(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
     """List skills with their source, usage count and success rate."""
     from eurekaclaw.orchestrator.skills_view import skills_table
 
-    table, rows = skills_table(_settings())
-    from eurekaclaw.console import out
+    table, rows, problems = skills_table(_settings())
+    from eurekaclaw.console import err, out
 
     if json_out:
         out().print_json(json.dumps(rows))
     else:
         out().print(table)
+    for path, reason in problems:
+        err().print(f"skipped {path}: {reason}", markup=False, highlight=False)
 
 
 @app.command()

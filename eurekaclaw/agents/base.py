@@ -10,11 +10,8 @@ from __future__ import annotations
 import logging
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-import jinja2
 from pydantic import BaseModel
 
 from eurekaclaw.config import Settings
@@ -22,6 +19,7 @@ from eurekaclaw.knowledge_bus.bus import KnowledgeBus
 from eurekaclaw.llm.session_client import SessionLLM
 from eurekaclaw.llm.types import LLMRequest, Message
 from eurekaclaw.memory.episodic import EpisodicMemory
+from eurekaclaw.templates import render_prompt
 from eurekaclaw.tools.base import ToolRegistry
 from eurekaclaw.types.tasks import Task, TaskResult
 
@@ -31,25 +29,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
-
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
-
-
-@lru_cache(maxsize=1)
-def template_env() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES_DIR)),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-
-
-def render_prompt(name: str, **context: Any) -> str:
-    """Render templates/prompts/<name>.j2."""
-    return template_env().get_template(f"prompts/{name}.j2").render(**context).strip()
-
 
 class EventSink(Protocol):
     """Where agents report progress (the orchestrator shows it and writes events.jsonl)."""

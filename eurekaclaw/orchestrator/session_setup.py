@@ -44,7 +44,12 @@ def build_tools(settings: Settings, workspace: Workspace, plugin: DomainPlugin |
 
 
 def build_services(
-    settings: Settings, workspace: Workspace, session_id: str, domain: str, plugin: DomainPlugin | None, statement: str
+    workspace: Workspace,
+    session_id: str,
+    domain: str,
+    plugin: DomainPlugin | None,
+    statement: str,
+    episodic: EpisodicMemory,
 ) -> dict[str, Any]:
     skill_dirs = list(plugin.get_skills_dirs()) if plugin is not None else []
     services = (
@@ -55,6 +60,7 @@ def build_services(
             session_id,
             domain,
             skill_dirs,
+            episodic=episodic,
         )
         or {}
     )
@@ -92,19 +98,20 @@ def build_context(
         retry_max_s=settings.llm_retry_max_s,
         on_usage=on_usage,
     )
+    episodic = EpisodicMemory(session.session_id)
     return AgentContext(
         session_id=session.session_id,
         settings=settings,
         bus=bus,
         llm=llm,
         tools=build_tools(settings, workspace, plugin),
-        episodic=EpisodicMemory(session.session_id),
+        episodic=episodic,
         workspace=workspace,
         session=session,
         domain=domain,
         plugin=plugin,
         events=events,
-        services=build_services(settings, workspace, session.session_id, domain, plugin, statement),
+        services=build_services(workspace, session.session_id, domain, plugin, statement, episodic),
     )
 
 

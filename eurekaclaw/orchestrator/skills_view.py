@@ -11,7 +11,7 @@ from eurekaclaw.domains import discover_plugins
 from eurekaclaw.store.session import Workspace
 
 
-def skills_table(settings: Settings) -> tuple[Table, list[dict[str, Any]]]:
+def skills_table(settings: Settings) -> tuple[Table, list[dict[str, Any]], list[tuple[str, str]]]:
     from eurekaclaw.skills.registry import SkillRegistry
 
     domain_dirs = [d for plugin in discover_plugins().values() for d in plugin.get_skills_dirs()]
@@ -38,4 +38,4 @@ def skills_table(settings: Settings) -> tuple[Table, list[dict[str, Any]]]:
             "-" if rate is None else f"{rate:.2f}",
             skill.meta.description,
         )
-    return table, rows
+    return table, rows, list(registry.problems)

@@ -9,15 +9,13 @@ never overwrites a skill the user wrote or installed: it takes a "-distilled" na
 from __future__ import annotations
 
 import logging
-from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-import jinja2
 from pydantic import BaseModel, Field, field_validator
 
 from eurekaclaw.llm.types import LLMRequest, Message
 from eurekaclaw.memory.text import normalize_whitespace, slugify
+from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.skills import SkillMeta, SkillRecord
 
 if TYPE_CHECKING:
@@ -31,22 +29,9 @@ MAX_FAILURES = 12
 MAX_SUCCESSES = 8
 MAX_SKILLS = 4
 MAX_TOKENS = 1024
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-
-
-@lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-
-
 def render_learn_prompt(name: str, **context: object) -> str:
     """Render templates/prompts/<name>.j2 (the learn_* prompts)."""
-    return _env().get_template(f"prompts/{name}.j2").render(**context).strip()
+    return render_prompt(name, **context)
 
 
 def fast_request(prompt: str, output: type[BaseModel], max_tokens: int = MAX_TOKENS) -> LLMRequest:
