@@ -52,6 +52,10 @@ class DomainPlugin(ABC):
         """Whether this plugin can run simulations for the Experiment stage."""
         return False
 
+    def experiment_backend(self) -> Any | None:
+        """The plugin's simulator backend for the Experiment stage (see docs/mab.md), or None."""
+        return None
+
 
 def discover_plugins() -> dict[str, DomainPlugin]:
     plugins: dict[str, DomainPlugin] = {}

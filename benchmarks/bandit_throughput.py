@@ -1,0 +1,98 @@
+"""Arm pulls per second of the vectorised bandit simulator against a plain per-step Python loop,
+and peak memory at a long horizon.
+
+Workload (issue 5): Bernoulli K=10, mu_i = 0.9 - 0.08 i, T=10,000, R=100 runs. Prints one
+`name value` figure per line. Wall-clock figures are best of --repeat; `_cpu` figures divide by
+process CPU time instead, which is steadier on a shared machine. Run:
+
+    python benchmarks/bandit_throughput.py [--repeat 3] [--long-horizon 100000]
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core: no BLAS threads
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import math  # noqa: E402
+import random  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+
+from domains.mab.simulator import log_checkpoints, simulate  # noqa: E402
+
+MEANS = [0.9 - 0.08 * i for i in range(10)]
+
+
+def plain_loop(policy: str, horizon: int, runs: int, seed: int = 0) -> float:
+    """The straightforward implementation: Python lists, one arm index at a time."""
+    rng = random.Random(seed)
+    K, best = len(MEANS), max(MEANS)
+    total = 0.0
+    for _ in range(runs):
+        n, s = [0] * K, [0.0] * K
+        for t in range(1, horizon + 1):
+            if policy == "ucb1":
+                if t <= K:
+                    a = t - 1
+                else:
+                    c = 2.0 * math.log(t)
+                    idx = [s[i] / n[i] + math.sqrt(c / n[i]) for i in range(K)]
+                    a = max(range(K), key=idx.__getitem__)
+            else:
+                samples = [rng.betavariate(1.0 + s[i], 1.0 + n[i] - s[i]) for i in range(K)]
+                a = max(range(K), key=samples.__getitem__)
+            n[a] += 1
+            s[a] += 1.0 if rng.random() < MEANS[a] else 0.0
+        total += sum((best - MEANS[a]) * n[a] for a in range(K))
+    return total / runs
+
+
+def best_of(repeat: int, fn) -> tuple[float, float]:  # noqa: ANN001
+    """(best wall seconds, best CPU seconds) over `repeat` calls."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        w, c = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    return min(walls), min(cpus)
+
+
+def peak_memory_mb(policy: str, horizon: int, runs: int) -> float:
+    tracemalloc.start()
+    simulate("bernoulli", MEANS, policy, horizon, runs, seed=0, checkpoints=log_checkpoints(horizon, 60))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--horizon", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--plain-runs", type=int, default=4, help="runs for the (slow) plain loop")
+    parser.add_argument("--long-horizon", type=int, default=100_000)
+    args = parser.parse_args()
+    T, R = args.horizon, args.runs
+    print(f"load_average_1min {os.getloadavg()[0]:.2f}")
+    for policy, label in (("ucb1", "ucb1"), ("ts_beta", "ts")):
+        wall, cpu = best_of(args.repeat, lambda p=policy: simulate("bernoulli", MEANS, p, T, R, seed=1))
+        p_wall, p_cpu = best_of(max(1, args.repeat - 1), lambda p=policy: plain_loop(p, T, args.plain_runs))
+        vec, vec_cpu = R * T / wall, R * T / cpu
+        plain, plain_cpu = args.plain_runs * T / p_wall, args.plain_runs * T / p_cpu
+        print(f"{label}_vectorised_pulls_per_s {vec:.4g}")
+        print(f"{label}_vectorised_pulls_per_cpu_s {vec_cpu:.4g}")
+        print(f"{label}_plain_loop_pulls_per_s {plain:.4g}")
+        print(f"{label}_plain_loop_pulls_per_cpu_s {plain_cpu:.4g}")
+        print(f"{label}_speedup {vec / plain:.3g}")
+        print(f"{label}_speedup_cpu {vec_cpu / plain_cpu:.3g}")
+    for policy, label in (("ucb1", "ucb1"), ("ts_beta", "ts")):
+        print(f"{label}_peak_memory_mb_T{args.long_horizon} {peak_memory_mb(policy, args.long_horizon, R):.3g}")
+
+
+if __name__ == "__main__":
+    main()

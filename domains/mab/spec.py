@@ -1,0 +1,174 @@
+"""The declarative experiment spec of the MAB domain: what the ExperimentDesigner writes and the
+simulators run. No code: instances, policies, horizons, repetitions, and the bounds to check as
+claim expressions over T and the instance variables (theory.instance_variables)."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from domains.mab.policies import COST, HORIZON_DEPENDENT, POLICIES
+from domains.mab.theory import BOUND_EXPRESSIONS
+
+# Cost-weighted (run x arm x time step) units a spec may use: about a minute on one core of a
+# loaded two-core machine (UCB1 runs at roughly 2-4e7 units per second there).
+MAX_WORK = 1.5e9
+MAX_INSTANCES = 6
+MAX_POLICIES = 8
+MAX_HORIZONS = 12
+MAX_BOUNDS = 16
+MAX_ARMS = 1000
+MAX_HORIZON = 10_000_000
+MAX_REPETITIONS = 10_000
+NEEDS_BERNOULLI = {"ts_beta", "kl_ucb"}
+
+PolicyName = Literal["ucb1", "ucb_v", "kl_ucb", "moss", "ts_beta", "ts_gaussian", "eps_greedy", "etc"]
+Rate = Literal["log", "sqrt", "sqrt_log", "linear"]
+if set(get_args(PolicyName)) != set(POLICIES):  # the schema must offer exactly the simulator's policies
+    raise ImportError("spec.PolicyName is out of date with policies.POLICIES")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class InstanceSpec(_Strict):
+    name: str = Field(default="", description="short identifier; filled in as inst1, inst2, ... when empty")
+    family: Literal["bernoulli", "gaussian", "pareto"] = "bernoulli"
+    means: list[float] = Field(min_length=2, description="mean reward of each arm")
+    sigma: float = Field(default=1.0, gt=0, description="noise level of gaussian rewards")
+    alpha: float = Field(default=2.5, gt=1, description="tail index of pareto rewards")
+
+
+class PolicySpec(_Strict):
+    name: PolicyName
+    params: dict[str, float] = Field(default_factory=dict, description="epsilon, c, d, m, zeta, b")
+
+
+class BoundSpec(_Strict):
+    name: str
+    known: str | None = Field(default=None, description=f"a named known bound: {', '.join(BOUND_EXPRESSIONS)}")
+    expression: str | None = Field(default=None, description="claim expression in T and instance variables")
+    direction: Literal["upper", "lower"] = "upper"
+    asymptotic: bool = False
+    rate: Rate | None = Field(default=None, description="claimed growth of the regret in T")
+    policies: list[str] = Field(default_factory=list, description="policies the bound is about (empty: all)")
+    instances: list[str] = Field(default_factory=list, description="instances it applies to (empty: all)")
+    lemma_id: str | None = Field(default=None, description="the lemma whose claim this bound tests")
+
+
+class MABExperimentSpec(_Strict):
+    rationale: str = ""
+    instances: list[InstanceSpec] = Field(min_length=1)
+    policies: list[PolicySpec] = Field(min_length=1)
+    horizons: list[int] = Field(min_length=1)
+    repetitions: int = Field(ge=2)
+    seed: int = 0
+    crn: bool = True
+    bounds: list[BoundSpec] = Field(default_factory=list)
+
+    def normalised(self) -> MABExperimentSpec:
+        """Names filled in, horizons sorted, bounds resolved against the named known bounds."""
+        spec = self.model_copy(deep=True)
+        for i, inst in enumerate(spec.instances, start=1):
+            inst.name = inst.name.strip() or f"inst{i}"
+        spec.horizons = sorted(set(spec.horizons))
+        for b in spec.bounds:
+            if b.known and b.known in BOUND_EXPRESSIONS:
+                meta = BOUND_EXPRESSIONS[b.known]
+                b.expression = b.expression or meta["expression"]
+                fields = b.model_fields_set
+                if "direction" not in fields:
+                    b.direction = meta["direction"]
+                if "asymptotic" not in fields:
+                    b.asymptotic = meta["asymptotic"]
+                if "rate" not in fields:
+                    b.rate = meta["rate"]
+                if "policies" not in fields:
+                    b.policies = list(meta["policies"])
+        return spec
+
+
+def work_units(spec: MABExperimentSpec) -> float:
+    """Cost-weighted run x arm x step units the spec needs. Horizon-dependent policies (MOSS,
+    ETC) are run once per horizon; the others once, to the largest horizon."""
+    total = 0.0
+    for inst in spec.instances:
+        for pol in spec.policies:
+            steps = sum(spec.horizons) if pol.name in HORIZON_DEPENDENT else max(spec.horizons)
+            total += spec.repetitions * len(inst.means) * steps * COST[pol.name]
+    return total
+
+
+def check_spec(spec: MABExperimentSpec, max_work: float = MAX_WORK) -> list[str]:
+    """Problems that make the spec unusable (empty when it can run), one readable line each."""
+    errors: list[str] = []
+    if len(spec.instances) > MAX_INSTANCES:
+        errors.append(f"{len(spec.instances)} instances: at most {MAX_INSTANCES}")
+    if len(spec.policies) > MAX_POLICIES:
+        errors.append(f"{len(spec.policies)} policies: at most {MAX_POLICIES}")
+    if len(spec.horizons) > MAX_HORIZONS:
+        errors.append(f"{len(spec.horizons)} horizons: at most {MAX_HORIZONS}")
+    if len(spec.bounds) > MAX_BOUNDS:
+        errors.append(f"{len(spec.bounds)} bounds: at most {MAX_BOUNDS}")
+    if spec.repetitions > MAX_REPETITIONS:
+        errors.append(f"repetitions {spec.repetitions}: at most {MAX_REPETITIONS}")
+    bad_h = [h for h in spec.horizons if not 10 <= h <= MAX_HORIZON]
+    if bad_h:
+        errors.append(f"horizons {bad_h}: each must lie in [10, {MAX_HORIZON}]")
+    names = [i.name for i in spec.instances]
+    if len(set(names)) != len(names):
+        errors.append(f"instance names must be distinct: {names}")
+    families = {i.name: i.family for i in spec.instances}
+    for inst in spec.instances:
+        if len(inst.means) > MAX_ARMS:
+            errors.append(f"instance {inst.name}: {len(inst.means)} arms, at most {MAX_ARMS}")
+        if inst.family == "bernoulli" and any(not 0 <= m <= 1 for m in inst.means):
+            errors.append(f"instance {inst.name}: bernoulli means must lie in [0, 1]")
+        if inst.family == "pareto" and any(m <= 0 for m in inst.means):
+            errors.append(f"instance {inst.name}: pareto means must be positive")
+    for pol in spec.policies:
+        others = [f for f in families.values() if f != "bernoulli"]
+        if pol.name in NEEDS_BERNOULLI and others:
+            errors.append(f"policy {pol.name} needs bernoulli rewards, not {', '.join(sorted(set(others)))}")
+    policy_names = {p.name for p in spec.policies}
+    for b in spec.bounds:
+        if not b.expression:
+            errors.append(f"bound {b.name}: give `known` (one of {', '.join(BOUND_EXPRESSIONS)}) or an `expression`")
+        if b.known and b.known not in BOUND_EXPRESSIONS:
+            errors.append(f"bound {b.name}: unknown known bound {b.known!r}; known: {', '.join(BOUND_EXPRESSIONS)}")
+        missing = [p for p in b.policies if p not in policy_names]
+        if missing:
+            errors.append(f"bound {b.name}: policies {missing} are not in the spec")
+        missing_i = [i for i in b.instances if i not in families]
+        if missing_i:
+            errors.append(f"bound {b.name}: instances {missing_i} are not in the spec")
+    work = work_units(spec)
+    if work > max_work:
+        errors.append(
+            f"spec too large: {work:.3g} cost-weighted run x arm x step units exceed the limit "
+            f"{max_work:.3g}; reduce repetitions, horizons, arms or expensive policies (kl_ucb, ts_beta)"
+        )
+    return errors
+
+
+LEVEL1_MEANS = [round(0.9 - 0.08 * i, 10) for i in range(10)]
+
+
+def default_spec() -> MABExperimentSpec:
+    """The deterministic fallback: UCB1 on the level-1 instance (Bernoulli, mu_i = 0.9 - 0.08 i,
+    K = 10) against the UCB1 bound of Auer et al. (2002) and the Lai-Robbins lower bound. About
+    1e7 work units: well under a second."""
+    return MABExperimentSpec(
+        rationale="default: UCB1 on the level-1 Bernoulli instance",
+        instances=[InstanceSpec(name="level1", family="bernoulli", means=LEVEL1_MEANS)],
+        policies=[PolicySpec(name="ucb1")],
+        horizons=[1000, 3000, 10000],
+        repetitions=100,
+        seed=0,
+        bounds=[
+            BoundSpec(name="ucb1_auer2002", known="ucb1_auer2002"),
+            BoundSpec(name="lai_robbins", known="lai_robbins"),
+        ],
+    ).normalised()

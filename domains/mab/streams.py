@@ -1,0 +1,108 @@
+"""Counter-based reward streams: reward number j of arm a in run r is a pure function of
+(seed key, r, a, j).
+
+Why counter-based: policies pull arms in different orders, so "common random numbers" must be
+indexed by pull number, not by time. A hash of the counter (SplitMix64's finaliser) gives any
+(r, a, j) in O(1) without storing streams, so blocks can be generated lazily for just the
+(run, arm) pairs that need them and memory stays independent of the horizon.
+
+Families (rewards of arm a have mean means[a]):
+- bernoulli: X = 1{u < mu}, u uniform on [0, 1)
+- gaussian:  X = mu + sigma * Z, Z from Box-Muller on the counters 2j-1 and 2j
+- pareto:    X = x_m (1 - u)^(-1/alpha) with x_m = mu (alpha - 1) / alpha (Pareto type I, finite
+             mean for alpha > 1, infinite variance for alpha <= 2: the heavy-tailed setting)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+MASK64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+ARM_GAMMA = 0xD1B54A32D192ED03
+MIX1 = 0xBF58476D1CE4E5B9
+MIX2 = 0x94D049BB133111EB
+TWO_NEG_53 = 2.0**-53
+
+FAMILIES = ("bernoulli", "gaussian", "pareto")
+
+
+def mix64(z: np.ndarray) -> np.ndarray:
+    """SplitMix64 finaliser on a uint64 array (arithmetic wraps modulo 2**64)."""
+    z = z.astype(np.uint64, copy=True)
+    z ^= z >> np.uint64(30)
+    z *= np.uint64(MIX1)
+    z ^= z >> np.uint64(27)
+    z *= np.uint64(MIX2)
+    z ^= z >> np.uint64(31)
+    return z
+
+
+def seed_key(seed: int, *path: int) -> int:
+    """A 64-bit stream key from a user seed and a path (instance index, policy index, ...)."""
+    seq = np.random.SeedSequence(entropy=int(seed), spawn_key=tuple(int(p) for p in path))
+    return int(seq.generate_state(1, dtype=np.uint64)[0])
+
+
+def pair_keys(key: int, runs: int, arms: int) -> np.ndarray:
+    """Key of each (run, arm) pair, shape (runs * arms,), row-major (run outer)."""
+    r = np.repeat(np.arange(1, runs + 1, dtype=np.uint64), arms)
+    a = np.tile(np.arange(1, arms + 1, dtype=np.uint64), runs)
+    with np.errstate(over="ignore"):
+        k = mix64(np.uint64(key) + r * np.uint64(GOLDEN))
+        return mix64(k + a * np.uint64(ARM_GAMMA))
+
+
+def uniforms(keys: np.ndarray, counters: np.ndarray) -> np.ndarray:
+    """u(key, j) in [0, 1) for broadcastable uint64 keys and counters."""
+    with np.errstate(over="ignore"):
+        z = mix64(keys + counters * np.uint64(GOLDEN))
+    return (z >> np.uint64(11)).astype(np.float64) * TWO_NEG_53
+
+
+@dataclass(frozen=True)
+class Family:
+    """A reward family with its parameters; `draw` maps counters to rewards."""
+
+    name: str
+    sigma: float = 1.0  # gaussian noise level
+    alpha: float = 2.5  # pareto tail index
+
+    def __post_init__(self) -> None:
+        if self.name not in FAMILIES:
+            raise ValueError(f"unknown reward family {self.name!r}; known: {', '.join(FAMILIES)}")
+        if self.name == "gaussian" and not self.sigma > 0:
+            raise ValueError("gaussian rewards need sigma > 0")
+        if self.name == "pareto" and not self.alpha > 1:
+            raise ValueError("pareto rewards need alpha > 1 (finite mean)")
+
+    def check_means(self, means: np.ndarray) -> None:
+        if self.name == "bernoulli" and (np.any(means < 0) or np.any(means > 1)):
+            raise ValueError("bernoulli arm means must lie in [0, 1]")
+        if self.name == "pareto" and np.any(means <= 0):
+            raise ValueError("pareto arm means must be positive")
+
+    def draw(self, keys: np.ndarray, arm_means: np.ndarray, pulls: np.ndarray) -> np.ndarray:
+        """Rewards for pull numbers `pulls` (1-based, uint64, shape (m, B)) of the pairs with
+        keys `keys` (m, 1) whose arms have means `arm_means` (m, 1)."""
+        if self.name == "bernoulli":
+            return (uniforms(keys, pulls) < arm_means).astype(np.float64)
+        if self.name == "gaussian":
+            two = np.uint64(2)
+            u1 = 1.0 - uniforms(keys, pulls * two - np.uint64(1))  # in (0, 1]: log is finite
+            u2 = uniforms(keys, pulls * two)
+            z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * math.pi * u2)
+            return arm_means + self.sigma * z
+        x_m = arm_means * (self.alpha - 1.0) / self.alpha
+        return x_m * (1.0 - uniforms(keys, pulls)) ** (-1.0 / self.alpha)
+
+    def variance(self, mean: float) -> float:
+        if self.name == "bernoulli":
+            return mean * (1.0 - mean)
+        if self.name == "gaussian":
+            return self.sigma**2
+        # Pareto I with x_m = mean (alpha - 1) / alpha has variance mean^2 / (alpha (alpha - 2)).
+        return math.inf if self.alpha <= 2 else mean**2 / (self.alpha * (self.alpha - 2))

@@ -1,0 +1,206 @@
+"""The checks the Experiment stage runs on a simulation report.
+
+Bound check: at each horizon, an upper bound holds when the one-sided lower confidence limit
+mean - z * stderr is at most the bound (z = Z_ONE_SIDED, 99%); a lower bound when the upper limit
+mean + z * stderr is at least the bound. `margin` is the distance from that limit to the bound
+(>= 0 exactly when the bound held). Asymptotic bounds are not inequalities at finite T and are
+checked through their rate instead.
+
+Rate fit: over the tail of the curve (its last TAIL_DECADES decades of t), least-squares
+fits regret ~ a + b g(t) for g in log t, sqrt t, sqrt(t log t), t. The best fit (largest R^2) is
+the observed growth. An upper-bound claim is consistent when the observed growth is no faster
+than the claimed one (or the claimed shape fits within R2_TIE of the best); a lower-bound claim
+when it is no slower. For bounds whose expression can be evaluated, the theoretical slope is the
+bound's own increase per unit of g over the same range; asymptotic bounds must also match it
+within SLOPE_TOL (upper: fitted <= (1 + tol) theory; lower: fitted >= (1 - tol) theory).
+
+Alignment score: the mean of the available parts: fraction of bound checks that held, fraction
+of rate fits that are consistent, and 1 - the mean claim violation rate.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from eurekaclaw.agents.experiment.expr import Compiled
+from eurekaclaw.agents.experiment.report import ReportBound, Series, SimulationReport
+from eurekaclaw.types.artifacts import BoundCheck
+
+Z_ONE_SIDED = 2.326  # 99% one-sided normal quantile
+TAIL_DECADES = 1
+MIN_TAIL_POINTS = 4
+R2_TIE = 0.01
+SLOPE_TOL = 0.5
+RATE_ORDER = ("log", "sqrt", "sqrt_log", "linear")
+SHAPES = {
+    "log": np.log,
+    "sqrt": np.sqrt,
+    "sqrt_log": lambda t: np.sqrt(t * np.log(t)),
+    "linear": lambda t: t,
+}
+
+
+def evaluate_bound(fn: Compiled, variables: dict[str, float], t: float | np.ndarray) -> Any:
+    return fn({**variables, "T": t})
+
+
+def check_bound(bound: ReportBound, fn: Compiled, series: Series, variables: dict[str, float]) -> tuple[list[BoundCheck], list[str]]:
+    checks: list[BoundCheck] = []
+    notes: list[str] = []
+    for p in series.points:
+        theory = float(evaluate_bound(fn, variables, float(p.horizon)))
+        if not math.isfinite(theory):
+            notes.append(f"bound {bound.name} is not finite at T={p.horizon} on {series.name}; not checked there")
+            continue
+        if bound.direction == "upper":
+            limit = p.mean - Z_ONE_SIDED * p.stderr
+            margin = theory - limit
+        else:
+            limit = p.mean + Z_ONE_SIDED * p.stderr
+            margin = limit - theory
+        quantiles = {k: float(v) for k, v in (("q10", p.q10), ("q50", p.q50), ("q90", p.q90)) if v is not None}
+        checks.append(BoundCheck(
+            name=f"{bound.name}@{series.name}", horizon=p.horizon, empirical_mean=p.mean, std_error=p.stderr,
+            quantiles=quantiles, theoretical=theory, held=margin >= 0, margin=margin,
+        ))
+    return checks, notes
+
+
+def fit_shapes(t: np.ndarray, y: np.ndarray) -> dict[str, dict[str, float]]:
+    """Least-squares fit y ~ a + b g(t) for every shape g, with R^2."""
+    fits = {}
+    total = float(((y - y.mean()) ** 2).sum())
+    for name, g in SHAPES.items():
+        x = g(t.astype(np.float64))
+        A = np.vstack([np.ones_like(x), x]).T
+        (a, b), *_ = np.linalg.lstsq(A, y, rcond=None)
+        resid = float(((y - (a + b * x)) ** 2).sum())
+        r2 = 1.0 - resid / total if total > 0 else (1.0 if resid == 0 else 0.0)
+        fits[name] = {"slope": float(b), "intercept": float(a), "r2": float(r2)}
+    return fits
+
+
+def tail(series: Series) -> tuple[np.ndarray, np.ndarray]:
+    t = np.asarray(series.t, dtype=np.float64)
+    y = np.asarray(series.mean, dtype=np.float64)
+    keep = (t >= max(2.0, t[-1] / 10**TAIL_DECADES))
+    if keep.sum() < MIN_TAIL_POINTS:
+        keep = t >= 2.0
+    return t[keep], y[keep]
+
+
+def fit_rate(bound: ReportBound, fn: Compiled | None, series: Series, variables: dict[str, float]) -> dict[str, Any] | None:
+    t, y = tail(series)
+    if t.size < MIN_TAIL_POINTS:
+        return None
+    fits = fit_shapes(t, y)
+    best = max(RATE_ORDER, key=lambda k: (round(fits[k]["r2"], 6), -RATE_ORDER.index(k)))
+    claimed = bound.rate or ("log" if bound.asymptotic else None)
+    if claimed is None:
+        return None
+    tie = fits[claimed]["r2"] >= fits[best]["r2"] - R2_TIE
+    if bound.direction == "upper":
+        shape_ok = RATE_ORDER.index(best) <= RATE_ORDER.index(claimed) or tie
+    else:
+        shape_ok = RATE_ORDER.index(best) >= RATE_ORDER.index(claimed) or tie
+    theory_slope = None
+    if fn is not None:
+        g = SHAPES[claimed]
+        lo, hi = float(t[0]), float(t[-1])
+        v_lo, v_hi = (float(evaluate_bound(fn, variables, x)) for x in (lo, hi))
+        dg = float(g(np.float64(hi)) - g(np.float64(lo)))
+        if all(math.isfinite(v) for v in (v_lo, v_hi)) and dg > 0:
+            theory_slope = (v_hi - v_lo) / dg
+    fitted = fits[claimed]["slope"]
+    slope_ok = True
+    if bound.asymptotic and theory_slope is not None and theory_slope > 0:
+        if bound.direction == "upper":
+            slope_ok = fitted <= (1.0 + SLOPE_TOL) * theory_slope
+        else:
+            slope_ok = fitted >= (1.0 - SLOPE_TOL) * theory_slope
+    return {
+        "bound": bound.name,
+        "series": series.name,
+        "claimed_rate": claimed,
+        "direction": bound.direction,
+        "asymptotic": bound.asymptotic,
+        "best_rate": best,
+        "fits": fits,
+        "fitted_slope": fitted,
+        "theory_slope": theory_slope,
+        "slope_ratio": (fitted / theory_slope) if theory_slope else None,
+        "t_range": [int(t[0]), int(t[-1])],
+        "consistent": bool(shape_ok and slope_ok),
+        "lemma_id": bound.lemma_id,
+    }
+
+
+def bound_curve(fn: Compiled, series: Series, variables: dict[str, float]) -> list[tuple[int, float]]:
+    """The bound's value at the series' times (finite values only), for the plot."""
+    t = np.asarray(series.t, dtype=np.float64)
+    values = np.broadcast_to(np.asarray(evaluate_bound(fn, variables, t), dtype=np.float64), t.shape)
+    return [(int(x), float(v)) for x, v in zip(t, values, strict=True) if math.isfinite(float(v))]
+
+
+def lemma_violation_rates(checks: list[tuple[str | None, bool]]) -> dict[str, float]:
+    """Per lemma id: the fraction of its checks (bound checks and rate fits) that failed."""
+    totals: dict[str, list[int]] = {}
+    for lemma_id, ok in checks:
+        if lemma_id:
+            bucket = totals.setdefault(lemma_id, [0, 0])
+            bucket[0] += 0 if ok else 1
+            bucket[1] += 1
+    return {k: v[0] / v[1] for k, v in totals.items()}
+
+
+def alignment_score(bound_checks: list[BoundCheck], rate_fits: list[dict[str, Any]], violations: dict[str, float]) -> float | None:
+    parts = []
+    if bound_checks:
+        parts.append(sum(c.held for c in bound_checks) / len(bound_checks))
+    if rate_fits:
+        parts.append(sum(bool(f["consistent"]) for f in rate_fits) / len(rate_fits))
+    if violations:
+        parts.append(1.0 - sum(violations.values()) / len(violations))
+    return round(sum(parts) / len(parts), 6) if parts else None
+
+
+def run_checks(report: SimulationReport, compiled: dict[str, Compiled]) -> dict[str, Any]:
+    """All checks for a report whose bound expressions are compiled (by bound name)."""
+    bound_checks: list[BoundCheck] = []
+    rate_fits: list[dict[str, Any]] = []
+    notes: list[str] = []
+    curves: dict[str, list[tuple[int, float]]] = {}
+    per_lemma: list[tuple[str | None, bool]] = []
+    for bound in report.bounds:
+        fn = compiled.get(bound.name)
+        targets = [s for s in (report.series_named(n) for n in bound.series) if s is not None]
+        instances = {s.instance for s in targets}
+        for s in targets:
+            variables = report.variables_for(s)
+            if fn is not None:
+                missing = fn.names - set(variables) - {"T"}
+                if missing:
+                    notes.append(f"bound {bound.name}: {', '.join(sorted(missing))} not defined for {s.name}; skipped")
+                    continue
+                curve_name = bound.name if len(instances) <= 1 else f"{bound.name}@{s.instance}"
+                if curve_name not in curves:
+                    curves[curve_name] = bound_curve(fn, s, variables)
+                if not bound.asymptotic:
+                    found, more = check_bound(bound, fn, s, variables)
+                    bound_checks.extend(found)
+                    notes.extend(more)
+                    per_lemma.extend((bound.lemma_id, c.held) for c in found)
+            fit = fit_rate(bound, fn, s, variables)
+            if fit is not None:
+                rate_fits.append(fit)
+                per_lemma.append((bound.lemma_id, fit["consistent"]))
+    return {
+        "bound_checks": bound_checks,
+        "rate_fits": rate_fits,
+        "notes": notes,
+        "curves": curves,
+        "lemma_rates": lemma_violation_rates(per_lemma),
+    }

@@ -1,0 +1,153 @@
+"""ExperimentDesigner: asks the model for a declarative experiment spec (domains with a simulator)
+or for a small sandboxed program (domains without one).
+
+Spec mode: the reply must validate against the backend's spec model (SessionLLM.structured
+already gives the model one repair round for schema errors); then the backend's own limits and
+the bound expressions are checked. Problems get one repair round with the error list; after that
+the backend's deterministic default spec is used and the reason recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from eurekaclaw.agents.base import BaseAgent, render_prompt
+from eurekaclaw.agents.experiment.expr import ExpressionError, compile_expression
+from eurekaclaw.errors import LLMOutputError
+from eurekaclaw.llm.types import Message
+from eurekaclaw.types.artifacts import LemmaNode, TheoryState
+from eurekaclaw.types.tasks import Task, TaskResult
+
+MAX_LEMMAS_SHOWN = 30
+MAX_TEXT = 1500
+
+
+class CodeBound(BaseModel):
+    name: str
+    expression: str = Field(description="bound in T and the listed variables")
+    direction: Literal["upper", "lower"] = "upper"
+    asymptotic: bool = False
+    rate: Literal["log", "sqrt", "sqrt_log", "linear"] | None = None
+    series: list[str] = Field(default_factory=list, description="series names it applies to (empty: all)")
+    lemma_id: str | None = None
+
+
+class CodeExperiment(BaseModel):
+    rationale: str = ""
+    code: str = Field(default="", description="Python program printing one JSON object; empty if nothing to test")
+    variables: dict[str, float] = Field(default_factory=dict)
+    bounds: list[CodeBound] = Field(default_factory=list)
+
+
+@dataclass
+class Design:
+    spec: Any
+    source: Literal["designer", "repaired", "default"]
+    notes: list[str] = field(default_factory=list)
+
+
+def _clip(text: str, limit: int = MAX_TEXT) -> str:
+    text = (text or "").strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def lemma_view(lemma: LemmaNode) -> dict[str, Any]:
+    claim = None
+    if lemma.claim is not None:
+        parts = [f"conclusion: {lemma.claim.conclusion}"]
+        if lemma.claim.assumptions:
+            parts.append("assumptions: " + "; ".join(lemma.claim.assumptions))
+        if lemma.claim.variables:
+            parts.append("variables: " + ", ".join(f"{v.name} ({v.domain})" for v in lemma.claim.variables))
+        claim = " | ".join(parts)
+    return {"id": lemma.id, "status": lemma.status, "statement": _clip(lemma.statement, 600), "claim": claim}
+
+
+def theorem_text(theory: TheoryState) -> str:
+    return _clip(theory.formal_statement or theory.informal_statement or "(no statement)")
+
+
+def expression_errors(bounds: list[Any], variables: list[str]) -> list[str]:
+    errors = []
+    for b in bounds:
+        if not getattr(b, "expression", None):
+            continue
+        try:
+            compile_expression(b.expression, [*variables, "T"], relation=False)
+        except ExpressionError as exc:
+            errors.append(f"bound {b.name}: {exc}")
+    return errors
+
+
+class ExperimentDesigner(BaseAgent):
+    role = "experiment_designer"
+
+    async def execute(self, task: Task) -> TaskResult:
+        """Design only (the Experiment stage runs the result); inputs come from the bus."""
+        theory = self.ctx.bus.get_theory_state()
+        plugin = self.ctx.plugin
+        backend = plugin.experiment_backend() if plugin is not None and hasattr(plugin, "experiment_backend") else None
+        if theory is None:
+            return TaskResult(success=False, error="no theory state on the bus")
+        if backend is None:
+            code = await self.design_code(theory, cpu_seconds=60, memory_mb=1024)
+            return TaskResult(success=code is not None, outputs={"code_experiment": code.model_dump() if code else None})
+        design = await self.design_spec(theory, backend)
+        return TaskResult(success=True, outputs={"spec": design.spec.model_dump(mode="json"),
+                                                 "source": design.source, "notes": design.notes})
+
+    def _context(self, theory: TheoryState) -> dict[str, Any]:
+        lemmas = [lemma_view(n) for n in list(theory.lemma_dag.values())[:MAX_LEMMAS_SHOWN]]
+        return {"theorem": theorem_text(theory), "assumptions": theory.assumptions[:20], "lemmas": lemmas,
+                "domain": self.ctx.domain}
+
+    def validate(self, spec: Any, backend: Any) -> list[str]:
+        prepared = backend.prepare(spec)
+        return backend.check(prepared) + expression_errors(prepared.bounds, backend.variable_names())
+
+    async def design_spec(self, theory: TheoryState, backend: Any) -> Design:
+        model = backend.spec_model
+        prompt = render_prompt("experiment_designer_user", guide=json.dumps(backend.spec_guide(), indent=1),
+                               **self._context(theory))
+        request = self.request(prompt, output=model)
+        try:
+            spec = await self.ask_structured(request, model)
+        except LLMOutputError as exc:
+            return self._fallback(backend, f"the designer's reply did not match the spec schema ({exc.message})")
+        errors = self.validate(spec, backend)
+        if not errors:
+            return Design(backend.prepare(spec), "designer")
+        self.log("spec rejected: " + "; ".join(errors))
+        repair = request.model_copy(update={"messages": [
+            Message(role="user", content=prompt),
+            Message(role="assistant", content=spec.model_dump_json()),
+            Message(role="user", content=render_prompt("experiment_designer_repair", errors=errors)),
+        ]})
+        try:
+            fixed = await self.ask_structured(repair, model)
+        except LLMOutputError as exc:
+            return self._fallback(backend, f"spec invalid ({'; '.join(errors)}) and the repair did not parse ({exc.message})")
+        still = self.validate(fixed, backend)
+        if still:
+            return self._fallback(backend, f"spec still invalid after one repair: {'; '.join(still)}")
+        return Design(backend.prepare(fixed), "repaired", [f"first spec rejected: {'; '.join(errors)}"])
+
+    def _fallback(self, backend: Any, reason: str) -> Design:
+        self.log(f"default experiment spec used: {reason}")
+        return Design(backend.default_spec(), "default", [f"default spec used: {reason}"])
+
+    async def design_code(
+        self, theory: TheoryState, *, cpu_seconds: int, memory_mb: int, previous_error: str = ""
+    ) -> CodeExperiment | None:
+        """A sandboxed program and the bounds to check, or None when the reply is unusable."""
+        prompt = render_prompt("experiment_designer_code", cpu_seconds=cpu_seconds, memory_mb=memory_mb,
+                               previous_error=_clip(previous_error, 3000), **self._context(theory))
+        try:
+            return await self.ask_structured(self.request(prompt, output=CodeExperiment), CodeExperiment)
+        except LLMOutputError as exc:
+            self.log(f"code experiment reply unusable: {exc.message}")
+            return None
