@@ -12,12 +12,12 @@ from typing import Any
 
 import jinja2
 
-from eurekaclaw.agents.base import TEMPLATES_DIR
 from eurekaclaw.agents.writer.bibtex import plain_reference
 from eurekaclaw.agents.writer.doc import LEVEL_MEANING, PaperDoc, lemma_tag
 from eurekaclaw.agents.writer.experiments import fmt
 from eurekaclaw.agents.writer.render import looks_like_bare_math
 from eurekaclaw.agents.writer.sanitize import sanitize_latex
+from eurekaclaw.templates import TEMPLATES_DIR
 
 _CITE = re.compile(r"\\cite([a-z]*)\*?(?:\[[^\]]*\])*\{([^}]*)\}")
 _REF = re.compile(r"\\(?:eq|auto|page)?ref\{([^}]*)\}")

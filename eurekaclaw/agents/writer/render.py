@@ -16,13 +16,13 @@ from typing import Any
 
 import jinja2
 
-from eurekaclaw.agents.base import TEMPLATES_DIR
 from eurekaclaw.agents.writer.bibtex import plain_reference
 from eurekaclaw.agents.writer.doc import LEVEL_MEANING, PaperDoc, lemma_tag
 from eurekaclaw.agents.writer.escape import Tex, escape_text, source_block
 from eurekaclaw.agents.writer.experiments import fmt
 from eurekaclaw.agents.writer.sanitize import sanitize_latex
 from eurekaclaw.agents.writer.unicode import unicode_declarations
+from eurekaclaw.templates import TEMPLATES_DIR
 
 BLOCK_OPEN = "%@block "
 BLOCK_CLOSE = "%@endblock "

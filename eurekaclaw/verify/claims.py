@@ -1,0 +1,427 @@
+"""Claim → ParsedClaim: sympy expressions, variable domains and relations.
+
+The AST from grammar.py is turned into sympy objects here under a fixed vocabulary: declared
+variables, sum indices in their own scope, the constants pi/e and a whitelist of functions.
+Constant sub-expressions that sympy would evaluate eagerly (2^(10^9), factorial(10^7)) are
+size-checked first, so a claim cannot make the parser hang or exhaust memory.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import sympy as sp
+
+from eurekaclaw.types.artifacts import Claim, ClaimVariable
+from eurekaclaw.verify.grammar import ClaimError, Node, parse_relation_text
+
+MAX_VARIABLES = 30
+MAX_ASSUMPTIONS = 40
+MAX_CONSTANT_BITS = 20_000  # largest integer a constant power may produce (~6,000 digits)
+MAX_EXPONENT = 10**6
+MAX_FACTORIAL = 2_000
+MAX_DIRECT_SUM_TERMS = 100_000
+
+RelOp = Literal["<=", "<", ">=", ">", "==", "!="]
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
+CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "e": sp.E, "E": sp.E}
+FUNCTION_ARITY: dict[str, tuple[int, int]] = {
+    "sqrt": (1, 1), "log": (1, 2), "ln": (1, 1), "exp": (1, 1), "abs": (1, 1), "Abs": (1, 1),
+    "min": (2, 16), "max": (2, 16), "Min": (2, 16), "Max": (2, 16),
+    "floor": (1, 1), "ceil": (1, 1), "ceiling": (1, 1), "sin": (1, 1), "cos": (1, 1), "tan": (1, 1),
+    "factorial": (1, 1), "binomial": (2, 2), "Sum": (2, 2), "sum": (2, 2),
+}
+RESERVED = set(CONSTANTS) | set(FUNCTION_ARITY) | set(keyword.kwlist) | {"lambda", "I", "oo", "nan", "zoo"}
+
+
+@dataclass(frozen=True)
+class VarDomain:
+    """Where a variable ranges: kind real|int with optional bounds (None = unbounded)."""
+
+    kind: Literal["real", "int"]
+    lo: sp.Rational | None = None
+    hi: sp.Rational | None = None
+    lo_open: bool = False
+    hi_open: bool = False
+
+    def contains(self, value: sp.Rational) -> bool:
+        if self.kind == "int" and not value.is_integer:
+            return False
+        if self.lo is not None and (value < self.lo or (self.lo_open and value == self.lo)):
+            return False
+        return not (self.hi is not None and (value > self.hi or (self.hi_open and value == self.hi)))
+
+    def describe(self) -> str:
+        lo = "-inf" if self.lo is None else str(self.lo)
+        hi = "inf" if self.hi is None else str(self.hi)
+        left = "(" if self.lo is None or self.lo_open else "["
+        right = ")" if self.hi is None or self.hi_open else "]"
+        return f"{'integers' if self.kind == 'int' else 'reals'} in {left}{lo}, {hi}{right}"
+
+
+@dataclass(frozen=True)
+class Relation:
+    op: RelOp
+    lhs: sp.Expr
+    rhs: sp.Expr
+    text: str
+
+    def difference(self) -> sp.Expr:
+        """An expression that is >= 0 (or > 0) exactly when an inequality holds; lhs - rhs for
+        == and !=."""
+        if self.op in ("<=", "<"):
+            return self.rhs - self.lhs
+        return self.lhs - self.rhs
+
+    @property
+    def strict(self) -> bool:
+        return self.op in ("<", ">", "!=")
+
+
+@dataclass
+class ParsedClaim:
+    claim: Claim
+    symbols: dict[str, sp.Symbol]
+    domains: dict[str, VarDomain]
+    assumptions: list[Relation]
+    conclusion: list[Relation]
+    # Where every sub-expression is defined (log argument > 0, denominators != 0, ...), recorded
+    # before sympy's automatic simplification can hide them (sqrt(x)^2 becomes x).
+    conditions: list[Relation] = field(default_factory=list)
+    has_unresolved_sum: bool = False
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.symbols)
+
+    def all_expressions(self) -> list[sp.Expr]:
+        rels = self.assumptions + self.conditions + self.conclusion
+        return [e for rel in rels for e in (rel.lhs, rel.rhs)]
+
+    def describe(self) -> str:
+        doms = ", ".join(f"{n} ∈ {d.describe()}" for n, d in self.domains.items())
+        assume = "; ".join(r.text for r in self.assumptions)
+        return f"for {doms or 'no variables'}{'; assuming ' + assume if assume else ''}: {self.claim.conclusion}"
+
+
+# --------------------------------------------------------------------------------------------
+# Domains
+# --------------------------------------------------------------------------------------------
+
+
+def _rational(value: float, what: str) -> sp.Rational:
+    if not math.isfinite(value):
+        raise ClaimError(f"{what}: bound must be finite, got {value}")
+    return sp.Rational(repr(float(value)))
+
+
+def _domain(var: ClaimVariable) -> VarDomain:
+    what = f"variable {var.name}"
+    lo = None if var.low is None else _rational(var.low, what)
+    hi = None if var.high is None else _rational(var.high, what)
+    lo_open, hi_open = var.open_low, var.open_high
+    kind: Literal["real", "int"] = "int" if var.domain in ("integer", "natural") else "real"
+    if var.domain == "interval" and lo is None and hi is None:
+        raise ClaimError(f"{what}: an interval needs low and/or high")
+    base = {"positive": (sp.Integer(0), True), "nonnegative": (sp.Integer(0), False)}.get(var.domain)
+    if var.domain == "natural":
+        base = (sp.Integer(0), False) if lo is None else None
+    if base is not None and (lo is None or lo < base[0] or (lo == base[0] and base[1])):
+        lo, lo_open = base
+    if kind == "int":
+        if lo is not None:
+            lo, lo_open = (sp.floor(lo) + 1 if lo_open and lo.is_integer else sp.ceiling(lo)), False
+        if hi is not None:
+            hi, hi_open = (sp.ceiling(hi) - 1 if hi_open and hi.is_integer else sp.floor(hi)), False
+    if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_open or hi_open))):
+        raise ClaimError(f"{what}: the domain is empty (low={var.low}, high={var.high})")
+    return VarDomain(kind, lo, hi, lo_open, hi_open)
+
+
+def _symbol(name: str, dom: VarDomain) -> sp.Symbol:
+    flags: dict[str, bool] = {"integer": True} if dom.kind == "int" else {"real": True}
+    if dom.lo is not None and (dom.lo > 0 or (dom.lo == 0 and dom.lo_open)):
+        flags["positive"] = True
+    elif dom.lo is not None and dom.lo >= 0:
+        flags["nonnegative"] = True
+    return sp.Symbol(name, **flags)
+
+
+# --------------------------------------------------------------------------------------------
+# AST → sympy
+# --------------------------------------------------------------------------------------------
+
+
+def _number(text: str, what: str) -> sp.Rational:
+    mantissa, _, exponent = text.lower().partition("e")
+    if exponent and abs(int(exponent)) > 400:
+        raise ClaimError(f"{what}: number {text} is out of range (exponent limit 400)")
+    return sp.Rational(text)
+
+
+def _constant_size_bits(base: sp.Expr) -> float:
+    """Roughly how many bits one factor of `base` adds to an exact power of it."""
+    if base.is_Rational:
+        return float(max(abs(int(base.p)).bit_length(), int(base.q).bit_length())) if abs(base) != 1 else 0.0
+    magnitude = abs(complex(base.evalf(15)))
+    if not math.isfinite(magnitude):
+        return math.inf
+    return max(1.0, abs(math.log2(magnitude))) if magnitude > 0 else 0.0
+
+
+def _check_constant_power(base: sp.Expr, exponent: sp.Expr, what: str) -> None:
+    """sympy evaluates powers of constants eagerly; refuse the ones that would be enormous."""
+    if not exponent.is_Rational:
+        return
+    if abs(exponent) > MAX_EXPONENT:
+        raise ClaimError(f"{what}: exponent {exponent} is too large (limit {MAX_EXPONENT:,})")
+    if base.is_number and abs(exponent) > 1 and abs(float(exponent)) * _constant_size_bits(base) > MAX_CONSTANT_BITS:
+        raise ClaimError(f"{what}: the constant ({base})^({exponent}) is too large to handle")
+
+
+class _Builder:
+    def __init__(self, symbols: dict[str, sp.Symbol], what: str) -> None:
+        self.symbols = symbols
+        self.what = what
+        self.unknown: list[str] = []
+        self.unresolved_sum = False
+        self.conditions: list[Relation] = []
+
+    def require(self, expr: sp.Expr, op: RelOp, why: str) -> None:
+        """Record that `expr op 0` must hold for the expression to be defined."""
+        if not expr.free_symbols <= set(self.symbols.values()):
+            return  # involves a sum index; the sum itself is checked numerically
+        if expr.is_number:
+            verdict = {">": expr > 0, ">=": expr >= 0, "!=": sp.Ne(expr, 0)}[op]
+            if verdict == sp.false:
+                raise ClaimError(f"{self.what}: {why} fails for the constant {expr}, so the claim is undefined")
+            if verdict == sp.true:
+                return
+        rel = Relation(op, expr, sp.Integer(0), f"{why} ({expr} {op} 0)")
+        if all((r.op, r.lhs) != (op, expr) for r in self.conditions):
+            self.conditions.append(rel)
+
+    def power(self, base: sp.Expr, exponent: sp.Expr) -> sp.Expr:
+        _check_constant_power(base, exponent, self.what)
+        if exponent.is_Rational and not exponent.is_integer:
+            self.require(base, ">" if exponent < 0 else ">=", "a fractional power needs a non-negative base")
+        elif exponent.is_Rational and exponent < 0:
+            self.require(base, "!=", "a negative power needs a non-zero base")
+        elif not exponent.is_Rational and not (base.is_number and base.is_positive):
+            if exponent.is_integer:
+                if not exponent.is_nonnegative:
+                    self.require(base, "!=", "a power with a possibly negative integer exponent needs a non-zero base")
+            else:
+                self.require(base, ">", "a power with a non-integer exponent needs a positive base")
+        return sp.Pow(base, exponent)
+
+    def build(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
+        if node.kind in ("binop",) and node.value in ("+", "-", "*", "/"):
+            return self._spine(node, scope)
+        if node.kind == "num":
+            return _number(node.value, self.what)
+        if node.kind == "name":
+            return self._name(node, scope)
+        if node.kind == "neg":
+            return -self.build(node.args[0], scope)
+        if node.kind == "binop" and node.value == "^":
+            base, exponent = (self.build(a, scope) for a in node.args)
+            return self.power(base, exponent)
+        if node.kind == "call":
+            return self._call(node, scope)
+        if node.kind == "tuple":
+            raise ClaimError(f"{self.what}: a parenthesised list at position {node.pos} is only allowed as the (k, a, b) of a Sum")
+        raise ClaimError(f"{self.what}: a relation at position {node.pos} cannot be used inside an expression")
+
+    def _spine(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
+        """Left-nested + - (or * /) chains are walked iteratively: a 5,000-character sum
+        must not hit Python's recursion limit."""
+        additive = node.value in ("+", "-")
+        ops = ("+", "-") if additive else ("*", "/")
+        items: list[tuple[str, Node]] = []
+        cur = node
+        while cur.kind == "binop" and cur.value in ops:
+            items.append((cur.value, cur.args[1]))
+            cur = cur.args[0]
+        acc = self.build(cur, scope)
+        parts = [acc]
+        for op, operand in reversed(items):
+            value = self.build(operand, scope)
+            if additive:
+                parts.append(value if op == "+" else -value)
+            elif op == "*":
+                parts.append(value)
+            else:
+                self.require(value, "!=", "a denominator must be non-zero")
+                parts.append(sp.Pow(value, -1))
+        return sp.Add(*parts) if additive else sp.Mul(*parts)
+
+    def _name(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
+        if node.value in scope:
+            return scope[node.value]
+        if node.value in CONSTANTS:
+            return CONSTANTS[node.value]
+        if node.value in FUNCTION_ARITY:
+            raise ClaimError(f"{self.what}: {node.value} is a function; call it as {node.value}(...)")
+        if node.value not in self.unknown:
+            self.unknown.append(node.value)
+        return sp.Symbol(f"unknown_{node.value}")
+
+    def _call(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
+        name = node.value
+        if name not in FUNCTION_ARITY:
+            if name in scope:
+                raise ClaimError(f"{self.what}: {name} is a variable, not a function (write {name}*(...) to multiply)")
+            raise ClaimError(f"{self.what}: unknown function {name!r} (supported: {', '.join(sorted(set(FUNCTION_ARITY)))})")
+        lo, hi = FUNCTION_ARITY[name]
+        if not lo <= len(node.args) <= hi:
+            count = str(lo) if lo == hi else f"{lo} to {hi}"
+            raise ClaimError(f"{self.what}: {name} takes {count} argument(s), got {len(node.args)}")
+        if name in ("Sum", "sum"):
+            return self._sum(node, scope)
+        args = [self.build(a, scope) for a in node.args]
+        if name == "sqrt":
+            return self.power(args[0], sp.Rational(1, 2))
+        if name in ("log", "ln"):
+            self.require(args[0], ">", "the argument of log must be positive")
+            if len(args) == 2:
+                self.require(args[1], ">", "the base of log must be positive")
+                self.require(args[1] - 1, "!=", "the base of log must not be 1")
+        elif name == "tan":
+            self.require(sp.cos(args[0]), "!=", "tan needs cos(argument) != 0")
+        elif name == "factorial":
+            self.require(args[0], ">=", "factorial needs a non-negative argument")
+        return _FUNCTIONS[name](args, self.what)
+
+    def _sum(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
+        body, limits = node.args
+        if limits.kind != "tuple" or len(limits.args) != 3 or limits.args[0].kind != "name":
+            raise ClaimError(f"{self.what}: write sums as Sum(expr, (k, a, b)) with a new index name k")
+        index = limits.args[0].value
+        if index in scope or index in RESERVED or not _NAME.fullmatch(index):
+            raise ClaimError(f"{self.what}: the sum index {index!r} must be a new name (not a variable, constant or function)")
+        low, high = (self.build(a, scope) for a in limits.args[1:])
+        if low.is_integer is not True or high.is_integer is not True:
+            raise ClaimError(f"{self.what}: sum bounds must be integer expressions (use floor(...) or integer variables)")
+        k = sp.Symbol(index, integer=True)
+        summand = self.build(body, {**scope, index: k})
+        self.require(high - low + 1, ">=", "a sum needs upper bound >= lower bound - 1")
+        # Summing over dummy bounds gives the closed form without sympy adding up 10^9 terms
+        # one by one when the bounds are numbers.
+        span = high - low
+        b = sp.Dummy("b", integer=True)
+        upper = b if span.is_Number and span > MAX_FACTORIAL else high
+        closed = sp.Sum(summand, (k, low, upper)).doit()
+        if closed.has(sp.Sum):
+            if span.is_Number and span > MAX_DIRECT_SUM_TERMS:
+                raise ClaimError(f"{self.what}: the sum has no closed form and {span} terms (limit {MAX_DIRECT_SUM_TERMS:,})")
+            self.unresolved_sum = True
+            return sp.Sum(summand, (k, low, high))
+        if span.is_Number and span > MAX_FACTORIAL and closed.has(*_EAGER_FUNCTIONS):
+            raise ClaimError(f"{self.what}: the sum's closed form {closed} is too expensive to evaluate at these bounds")
+        return closed.subs(b, high)
+
+
+_EAGER_FUNCTIONS = (sp.harmonic, sp.factorial, sp.gamma, sp.polygamma, sp.zeta, sp.binomial, sp.RisingFactorial, sp.FallingFactorial)
+
+
+def _factorial(args: list[sp.Expr], what: str) -> sp.Expr:
+    (a,) = args
+    if a.is_Number and not (a.is_integer and 0 <= a <= MAX_FACTORIAL):
+        raise ClaimError(f"{what}: factorial({a}) is out of range (integers 0..{MAX_FACTORIAL})")
+    return sp.factorial(a)
+
+
+def _binomial(args: list[sp.Expr], what: str) -> sp.Expr:
+    n, k = args
+    if n.is_Number and abs(n) > 100 * MAX_FACTORIAL:
+        raise ClaimError(f"{what}: binomial({n}, {k}) is out of range")
+    return sp.binomial(n, k)
+
+
+def _log(args: list[sp.Expr], what: str) -> sp.Expr:
+    return sp.log(args[0]) if len(args) == 1 else sp.log(args[0]) / sp.log(args[1])
+
+
+def _one(fn: Callable[[sp.Expr], sp.Expr]) -> Callable[[list[sp.Expr], str], sp.Expr]:
+    return lambda args, what: fn(args[0])
+
+
+_FUNCTIONS: dict[str, Callable[[list[sp.Expr], str], sp.Expr]] = {
+    "log": _log, "ln": _log, "exp": _one(sp.exp),
+    "abs": _one(sp.Abs), "Abs": _one(sp.Abs),
+    "min": lambda a, w: sp.Min(*a), "max": lambda a, w: sp.Max(*a),
+    "Min": lambda a, w: sp.Min(*a), "Max": lambda a, w: sp.Max(*a),
+    "floor": _one(sp.floor), "ceil": _one(sp.ceiling), "ceiling": _one(sp.ceiling),
+    "sin": _one(sp.sin), "cos": _one(sp.cos), "tan": _one(sp.tan),
+    "factorial": _factorial, "binomial": _binomial,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Relations and claims
+# --------------------------------------------------------------------------------------------
+
+
+def _relations(text: str, what: str, builder: _Builder) -> list[Relation]:
+    tree = parse_relation_text(text, what)
+    if tree.kind != "chain":
+        raise ClaimError(f"{what}: expected a relation (<=, >=, <, >, ==, !=), got an expression")
+    ops = tree.value.split()
+    if "!=" in ops and len(ops) > 1:
+        raise ClaimError(f"{what}: '!=' cannot be chained with other relations")
+    sides = [builder.build(part, builder.symbols) for part in tree.args]
+    return [Relation(op, sides[i], sides[i + 1], text.strip()) for i, op in enumerate(ops)]  # type: ignore[arg-type]
+
+
+def _declare(variables: list[ClaimVariable]) -> tuple[dict[str, sp.Symbol], dict[str, VarDomain]]:
+    if len(variables) > MAX_VARIABLES:
+        raise ClaimError(f"claim has {len(variables)} variables; the limit is {MAX_VARIABLES}")
+    symbols: dict[str, sp.Symbol] = {}
+    domains: dict[str, VarDomain] = {}
+    for var in variables:
+        name = var.name
+        if "__" in name or not _NAME.fullmatch(name):
+            raise ClaimError(f"variable name {name[:50]!r} is invalid (a letter followed by letters, digits or _ ; at most 40 characters)")
+        if name in RESERVED:
+            raise ClaimError(f"variable name {name!r} is reserved (it is a constant, a function or a keyword); rename it")
+        if name in symbols:
+            raise ClaimError(f"variable {name!r} is declared twice")
+        domains[name] = _domain(var)
+        symbols[name] = _symbol(name, domains[name])
+    return symbols, domains
+
+
+def parse_claim(claim: Claim) -> ParsedClaim:
+    """Parse and validate a claim; raise ClaimError with a one-line reason when it is unusable."""
+    if len(claim.assumptions) > MAX_ASSUMPTIONS:
+        raise ClaimError(f"claim has {len(claim.assumptions)} assumptions; the limit is {MAX_ASSUMPTIONS}")
+    symbols, domains = _declare(claim.variables)
+    assumptions: list[Relation] = []
+    conditions: list[Relation] = []
+    unresolved = False
+    for i, text in enumerate([*claim.assumptions, claim.conclusion]):
+        what = "conclusion" if i == len(claim.assumptions) else f"assumption {i + 1}"
+        builder = _Builder(symbols, what)
+        relations = _relations(text, what, builder)
+        _raise_unknown(builder)
+        unresolved |= builder.unresolved_sum
+        conditions += [c for c in builder.conditions if all((r.op, r.lhs) != (c.op, c.lhs) for r in conditions)]
+        if what == "conclusion":
+            return ParsedClaim(claim, symbols, domains, assumptions, relations, conditions, unresolved)
+        assumptions += relations
+    raise AssertionError("unreachable")
+
+
+def _raise_unknown(builder: _Builder) -> None:
+    if builder.unknown:
+        names = ", ".join(repr(n) for n in builder.unknown)
+        raise ClaimError(
+            f"{builder.what}: unknown identifier(s) {names}; declare them as variables "
+            f"(constants: pi, e; functions: {', '.join(sorted(FUNCTION_ARITY))})"
+        )

@@ -1,0 +1,224 @@
+"""Exact / high-precision evaluation of a claim at one point.
+
+This is the arbiter for every counterexample: the falsifier and the SMT checker only report a
+counterexample that this module confirms. Values are substituted as exact rationals (a float is
+read as the decimal it prints as), so floor(10*x) at x=0.1 is exactly 1. When an exact result
+would be enormous (factorial(10^6), x^n with n = 10^6) the claim is evaluated with mpmath at 60
+digits instead, and a difference too close to zero to call is reported as undecided, never as
+a violation.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+import mpmath
+import sympy as sp
+
+from eurekaclaw.types.artifacts import Claim
+from eurekaclaw.verify.claims import ParsedClaim, Relation, parse_claim
+from eurekaclaw.verify.numeric import compile_mpmath
+
+MP_DIGITS = 60
+ZERO_TOL = mpmath.mpf(10) ** -40  # relative; below this a difference is "too close to call"
+EXACT_EXPONENT_LIMIT = 5_000
+EXACT_SPECIAL_LIMIT = 3_000
+EXACT_SUM_TERMS = 50
+_EXACT_STR = re.compile(r"-?\d{1,400}(/\d{1,400})?|-?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?")
+
+Status = Literal["holds", "fails", "outside", "undefined", "undecided"]
+
+
+@dataclass
+class ClaimEvaluation:
+    """holds: True/False, or None when the point is outside the domain/assumptions, a
+    sub-expression is undefined there, or the sign could not be decided.
+    slack: the conclusion's margin (positive = holds; for == it is -|lhs - rhs|)."""
+
+    holds: bool | None
+    slack: float
+    detail: str
+    status: Status = "undecided"
+
+
+@lru_cache(maxsize=256)
+def _parsed(claim_json: str) -> ParsedClaim:
+    return parse_claim(Claim.model_validate_json(claim_json))
+
+
+def parsed_for(claim: Claim) -> ParsedClaim:
+    return _parsed(claim.model_dump_json())
+
+
+def to_exact(value: Any) -> sp.Rational:
+    """An assignment value as an exact rational; floats are read as their shortest repr."""
+    if isinstance(value, bool):
+        raise ValueError("a boolean is not a number")
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if not _EXACT_STR.fullmatch(text):
+            raise ValueError(f"{value[:40]!r} is not a number")
+        return sp.Rational(text)
+    number = float(value)  # numpy scalars and friends
+    if not math.isfinite(number):
+        raise ValueError(f"{number} is not finite")
+    if number == int(number) and abs(number) < 2**53:
+        return sp.Integer(int(number))
+    return sp.Rational(repr(number))
+
+
+def _exact_is_cheap(parsed: ParsedClaim, approx: dict[sp.Symbol, float]) -> bool:
+    """Whether exact rational evaluation stays small at this point."""
+
+    def value(e: sp.Expr) -> float:
+        try:
+            return abs(float(e.evalf(15, subs=approx)))
+        except (TypeError, ValueError, OverflowError):
+            return math.inf
+
+    for expr in parsed.all_expressions():
+        for node in sp.preorder_traversal(expr):
+            if isinstance(node, sp.Pow) and not node.exp.is_Number and value(node.exp) > EXACT_EXPONENT_LIMIT:
+                return False
+            if isinstance(node, sp.factorial | sp.harmonic | sp.gamma) and value(node.args[0]) > EXACT_SPECIAL_LIMIT:
+                return False
+            if isinstance(node, sp.binomial) and value(node.args[0]) > 50 * EXACT_SPECIAL_LIMIT:
+                return False
+            if isinstance(node, sp.Sum):
+                # no closed form: adding up irrational terms symbolically is slow and no more
+                # certain than mpmath at 60 digits
+                _, low, high = node.limits[0]
+                if value(high - low) > EXACT_SUM_TERMS:
+                    return False
+    return True
+
+
+class _Decider:
+    """Signs of relation differences at one point, exactly when cheap, else with mpmath."""
+
+    def __init__(self, parsed: ParsedClaim, exact: dict[sp.Symbol, sp.Rational]) -> None:
+        self.parsed = parsed
+        self.exact = exact
+        approx = {s: float(v) for s, v in exact.items()}
+        self.cheap = _exact_is_cheap(parsed, approx)
+
+    def _mp(self, expr: sp.Expr) -> Any:
+        symbols = list(self.exact)
+        with mpmath.workdps(MP_DIGITS):
+            fn = compile_mpmath(symbols, [expr])
+            args = [mpmath.mpf(int(v.p)) / int(v.q) for v in self.exact.values()]
+            try:
+                return fn(*args)[0]
+            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+                return mpmath.nan
+
+    def _value(self, expr: sp.Expr) -> tuple[Any, sp.Expr | None]:
+        """(mpmath number or nan, exact sympy value when available)."""
+        if self.cheap:
+            exact = expr.xreplace(self.exact) if self.exact else expr
+            if exact.has(sp.Sum):
+                exact = exact.doit()
+            if exact.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or exact.free_symbols:
+                return mpmath.nan, None
+            with mpmath.workdps(MP_DIGITS):
+                num = exact.evalf(MP_DIGITS)
+                re_part, im_part = num.as_real_imag()
+                if not (re_part.is_Number and im_part.is_Number):
+                    return mpmath.nan, None
+                if im_part != 0 and abs(im_part) > ZERO_TOL * (1 + abs(re_part)):
+                    return mpmath.nan, None
+                return mpmath.mpf(str(re_part)) if re_part != 0 else mpmath.mpf(0), exact
+        value = self._mp(expr)
+        if isinstance(value, mpmath.mpc):
+            if abs(value.imag) > ZERO_TOL * (1 + abs(value.real)):
+                return mpmath.nan, None
+            value = value.real
+        return (mpmath.mpf(value) if isinstance(value, int | float | mpmath.mpf) else mpmath.nan), None
+
+    def sign(self, rel: Relation) -> tuple[int | None, Any, str]:
+        """(-1/0/1 sign of rel.difference(), its value, note); None sign = undefined/undecided."""
+        diff = rel.difference()
+        d, exact = self._value(diff)
+        if not mpmath.isfinite(d):
+            return None, d, "undefined"
+        if exact is not None and exact.is_Rational:
+            return (0 if exact == 0 else 1 if exact > 0 else -1), d, "exact"
+        # Relative to the sides, so exp(-10^6) vs exp(-2*10^6) is still decided.
+        scale = max(abs(self._value(rel.lhs)[0]), abs(self._value(rel.rhs)[0]))
+        if not mpmath.isfinite(scale):
+            scale = abs(d)
+        if d != 0 and abs(d) > ZERO_TOL * scale:
+            return (1 if d > 0 else -1), d, "exact" if self.cheap else f"{MP_DIGITS} digits"
+        if exact is not None and (exact.is_zero or sp.simplify(exact) == 0):
+            return 0, mpmath.mpf(0), "exact"
+        return None, d, f"|difference| < 1e-40 at {MP_DIGITS} digits; cannot decide"
+
+
+def _truth(op: str, sign: int) -> bool:
+    return {"<=": sign >= 0, ">=": sign >= 0, "<": sign > 0, ">": sign > 0, "==": sign == 0, "!=": sign != 0}[op]
+
+
+def _slack(op: str, d: Any) -> float:
+    value = float(d) if mpmath.isfinite(d) else math.nan
+    if op == "==":
+        return -abs(value)
+    if op == "!=":
+        return abs(value)
+    return value
+
+
+def evaluate_parsed(parsed: ParsedClaim, assignment: dict[str, Any]) -> ClaimEvaluation:
+    exact: dict[sp.Symbol, sp.Rational] = {}
+    for name, symbol in parsed.symbols.items():
+        if name not in assignment:
+            return ClaimEvaluation(None, math.nan, f"no value for variable {name}", "outside")
+        try:
+            value = to_exact(assignment[name])
+        except (ValueError, TypeError, OverflowError) as exc:
+            return ClaimEvaluation(None, math.nan, f"{name}: {exc}", "outside")
+        domain = parsed.domains[name]
+        if not domain.contains(value):
+            return ClaimEvaluation(None, math.nan, f"{name}={value} is outside its domain ({domain.describe()})", "outside")
+        exact[symbol] = value
+    decider = _Decider(parsed, exact)
+    for rel in parsed.conditions:
+        sign, _, note = decider.sign(rel)
+        if sign is None or not _truth(rel.op, sign):
+            why = "cannot be decided" if sign is None else "fails"
+            return ClaimEvaluation(None, math.nan, f"undefined here: {rel.text} {why}", "undefined")
+    for rel in parsed.assumptions:
+        sign, _, note = decider.sign(rel)
+        if sign is None:
+            return ClaimEvaluation(None, math.nan, f"assumption {rel.text!r} cannot be decided here ({note})", "undefined")
+        if not _truth(rel.op, sign):
+            return ClaimEvaluation(None, math.nan, f"assumption {rel.text!r} does not hold here", "outside")
+    slacks: list[float] = []
+    failed: list[str] = []
+    undecided: list[str] = []
+    method = "exact" if decider.cheap else f"{MP_DIGITS}-digit"
+    for rel in parsed.conclusion:
+        sign, d, note = decider.sign(rel)
+        slacks.append(_slack(rel.op, d))
+        if sign is None:
+            undecided.append(f"{rel.text} ({note})")
+        elif not _truth(rel.op, sign):
+            failed.append(f"{rel.op} fails with difference {mpmath.nstr(d, 12)}")
+    slack = min(slacks) if slacks else math.nan
+    if failed:
+        return ClaimEvaluation(False, slack, f"conclusion violated ({method} arithmetic): " + "; ".join(failed), "fails")
+    if undecided:
+        return ClaimEvaluation(None, slack, "conclusion undecided: " + "; ".join(undecided), "undecided")
+    return ClaimEvaluation(True, slack, f"conclusion holds ({method} arithmetic), slack {slack:.6g}", "holds")
+
+
+def evaluate_claim_at(claim: Claim, assignment: dict[str, float]) -> ClaimEvaluation:
+    """Re-check `claim` at one point in exact/high-precision arithmetic. Values may be ints,
+    floats (read as their decimal repr) or exact strings such as "1/3". Raises ClaimError when
+    the claim itself does not parse."""
+    return evaluate_parsed(parsed_for(claim), assignment)

@@ -1,0 +1,117 @@
+"""run_mechanical_checks: every machine check that applies to one lemma, concurrently, without
+blocking the event loop; and the two questions the theory loop asks of the results —
+how strong is the evidence (mechanical_level) and was the claim refuted (refuted).
+
+Status invariant (DESIGN §3): a refuted claim is never recorded as proven, so
+mechanical_level returns None whenever any check holds a confirmed counterexample.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from eurekaclaw.types.artifacts import CheckResult, Claim, VerificationLevel
+from eurekaclaw.verify.coq import coq_check
+from eurekaclaw.verify.exact import parsed_for
+from eurekaclaw.verify.falsifier import falsify
+from eurekaclaw.verify.grammar import ClaimError
+from eurekaclaw.verify.lean import lean_check
+from eurekaclaw.verify.smt import smt_check
+
+FORMAL_CHECKERS = ("coq", "lean")
+SMT_CHECKERS = ("z3", "cvc5")
+
+
+def _setting(settings: Any, name: str, default: Any) -> Any:
+    return getattr(settings, name, default) if settings is not None else default
+
+
+def guess_formal_system(source: str) -> Literal["coq", "lean"] | None:
+    if any(k in source for k in ("Qed.", "Require Import", "Proof.", "Defined.")):
+        return "coq"
+    if any(k in source for k in ("import Mathlib", ":= by", "theorem ")):
+        return "lean"
+    return None
+
+
+def _falsify(claim: Claim, seed: int, budget_s: float) -> CheckResult:
+    return falsify(claim, seed=seed, budget_s=budget_s).to_check_result()
+
+
+async def run_mechanical_checks(
+    claim: Claim | None,
+    *,
+    settings: Any = None,
+    formal_source: str | None = None,
+    formal_system: Literal["coq", "lean"] | None = None,
+    theorem_name: str | None = None,
+    seed: int = 0,
+) -> list[CheckResult]:
+    """Falsifier + z3 (+ cvc5) on the claim, and coqc/lean on formal_source, concurrently.
+    Checkers that are not installed appear with verdict "no_checker"; an unparseable claim
+    gives one "error" result from checker "claim"; with nothing to check, one "no_checker"."""
+    jobs: list[Any] = []
+    results: list[CheckResult] = []
+    if claim is not None:
+        try:
+            parsed_for(claim)
+        except ClaimError as exc:
+            results.append(CheckResult(checker="claim", verdict="error", detail=f"claim does not parse: {exc}"))
+        else:
+            budget = float(_setting(settings, "falsifier_budget_s", 2.0))
+            smt_timeout = float(_setting(settings, "smt_timeout_s", 10.0))
+            jobs.append(asyncio.to_thread(_falsify, claim, seed, budget))
+            jobs.append(asyncio.to_thread(smt_check, claim, timeout_s=smt_timeout, solver="z3"))
+            if importlib.util.find_spec("cvc5") is not None:
+                jobs.append(asyncio.to_thread(smt_check, claim, timeout_s=smt_timeout, solver="cvc5"))
+            else:
+                results.append(CheckResult(checker="cvc5", verdict="no_checker", detail="optional second SMT opinion; the cvc5 Python module is not installed"))
+    if formal_source is not None and formal_source.strip():
+        system = formal_system or guess_formal_system(formal_source)
+        timeout = float(_setting(settings, "formal_timeout_s", 60.0))
+        if system == "coq":
+            jobs.append(asyncio.to_thread(coq_check, formal_source, theorem_name=theorem_name, timeout_s=timeout))
+        elif system == "lean":
+            project = _setting(settings, "lean_project_dir", None)
+            project_dir = Path(project).expanduser() if project else None
+            jobs.append(asyncio.to_thread(lean_check, formal_source, theorem_name=theorem_name, timeout_s=timeout, project_dir=project_dir))
+        else:
+            results.append(CheckResult(checker="formal", verdict="error", detail="formal_system not given and not recognisable as Coq or Lean"))
+    started = time.monotonic()
+    outcomes = await asyncio.gather(*jobs, return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, CheckResult):
+            results.append(outcome)
+        elif isinstance(outcome, BaseException):
+            # A checker bug must not pass a lemma or crash the loop: it is an "error" result.
+            results.append(CheckResult(checker="mechanical", verdict="error", detail=f"{type(outcome).__name__}: {outcome}",
+                                       seconds=round(time.monotonic() - started, 3)))
+    if not results:
+        results.append(CheckResult(checker="mechanical", verdict="no_checker",
+                                   detail="nothing to check: the lemma has neither a machine-checkable claim nor a formal proof"))
+    return results
+
+
+def refuted(checks: list[CheckResult]) -> CheckResult | None:
+    """The first check holding a confirmed counterexample (only the falsifier and SMT checkers
+    put one there, after the exact re-check)."""
+    for check in checks:
+        if check.verdict == "failed" and check.counterexample is not None:
+            return check
+    return None
+
+
+def mechanical_level(checks: list[CheckResult]) -> VerificationLevel | None:
+    """"formal" if a proof assistant passed, "smt" if an SMT solver proved the claim, else None.
+    None as well whenever the claim was refuted, whatever else passed."""
+    if refuted(checks) is not None:
+        return None
+    if any(c.checker in FORMAL_CHECKERS and c.verdict == "passed" for c in checks):
+        return "formal"
+    if any(c.checker in SMT_CHECKERS and c.verdict == "passed" for c in checks):
+        return "smt"
+    return None

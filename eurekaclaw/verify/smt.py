@@ -1,0 +1,205 @@
+"""smt_check: prove or refute a claim with Z3 (or cvc5) in a worker subprocess.
+
+Workers (`python -m eurekaclaw.verify.smt_worker --serve`) are kept in a small pool because
+starting Python with sympy and z3 costs about a second. Every request has a hard deadline: a
+worker that does not answer in time is killed (its whole process group) and the answer is
+"unknown". A model returned by the solver counts as a counterexample only after exact.py
+confirms it; "unsat" is reported as passed, with a separate check that the premises are not
+contradictory.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib.util
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from eurekaclaw.types.artifacts import CheckResult, Claim
+from eurekaclaw.verify.exact import evaluate_parsed, parsed_for
+from eurekaclaw.verify.grammar import ClaimError
+from eurekaclaw.verify.smt_worker import READY
+
+STARTUP_TIMEOUT_S = 60.0
+GRACE_S = 3.0
+MAX_USES = 200
+
+
+class _Worker:
+    def __init__(self) -> None:
+        env = dict(os.environ)
+        root = str(Path(__file__).resolve().parents[2])
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "eurekaclaw.verify.smt_worker", "--serve"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=env, start_new_session=True,
+        )
+        self.buffer = b""
+        self.uses = 0
+        if self.readline(time.monotonic() + STARTUP_TIMEOUT_S) != READY:
+            self.kill()
+            raise RuntimeError("the SMT worker did not start")
+
+    def readline(self, deadline: float) -> str | None:
+        """One line from the worker, or None on timeout or exit."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self.buffer:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not sel.select(remaining):
+                    return None
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return None
+                self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+    def ask(self, payload: dict[str, Any], deadline: float) -> dict[str, Any] | None:
+        assert self.proc.stdin is not None
+        self.uses += 1
+        try:
+            self.proc.stdin.write((json.dumps(payload) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            return None
+        line = self.readline(deadline)
+        if line is None:
+            return None
+        try:
+            reply = json.loads(line)
+        except json.JSONDecodeError:
+            return None
+        return reply if isinstance(reply, dict) else None
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+
+
+class SmtPool:
+    """Idle workers, reused across requests; each request has one worker to itself."""
+
+    def __init__(self, max_idle: int = 2) -> None:
+        self.max_idle = max_idle
+        self.idle: list[_Worker] = []
+        self.lock = threading.Lock()
+
+    def request(self, payload: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        with self.lock:
+            worker = self.idle.pop() if self.idle else None
+        if worker is None or not worker.alive():
+            worker = _Worker()
+        reply = worker.ask(payload, time.monotonic() + timeout_s + GRACE_S)
+        if reply is None:
+            timed_out = worker.alive()
+            worker.kill()
+            return {"status": "timeout" if timed_out else "error",
+                    "reason": f"no answer within {timeout_s:g} s" if timed_out else "the SMT worker died"}
+        with self.lock:
+            if worker.uses < MAX_USES and len(self.idle) < self.max_idle:
+                self.idle.append(worker)
+                worker = None
+        if worker is not None:
+            worker.kill()
+        return reply
+
+    def close(self) -> None:
+        with self.lock:
+            workers, self.idle = self.idle, []
+        for w in workers:
+            w.kill()
+
+
+_POOL = SmtPool()
+atexit.register(_POOL.close)
+
+
+def solver_version(solver: str) -> str | None:
+    if solver == "z3" and importlib.util.find_spec("z3"):
+        import z3
+
+        return z3.get_version_string()
+    if solver == "cvc5" and importlib.util.find_spec("cvc5"):
+        import cvc5
+
+        return str(getattr(cvc5, "__version__", "installed"))
+    return None
+
+
+def _to_float_point(model: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in model.items():
+        if isinstance(value, int):
+            out[name] = value
+        elif isinstance(value, str) and "/" in value:
+            out[name] = float(Fraction(value))
+        else:
+            out[name] = float(value)
+    return out
+
+
+def smt_check(claim: Claim, *, timeout_s: float = 10.0, solver: str = "z3") -> CheckResult:
+    """Prove (unsat of the negation → passed), refute (confirmed model → failed) or give up
+    (unknown). Never raises for a bad claim: that is verdict "error"."""
+    started = time.monotonic()
+    if solver not in ("z3", "cvc5") or importlib.util.find_spec(solver) is None:
+        return CheckResult(checker=solver, verdict="no_checker", detail=f"the {solver} Python module is not installed")
+    try:
+        parsed = parsed_for(claim)
+    except ClaimError as exc:
+        return CheckResult(checker=solver, verdict="error", detail=f"claim does not parse: {exc}")
+    try:
+        reply = _POOL.request({"claim": claim.model_dump(mode="json"), "timeout_s": timeout_s, "solver": solver}, timeout_s)
+    except (RuntimeError, OSError) as exc:
+        return CheckResult(checker=solver, verdict="error", detail=str(exc), seconds=round(time.monotonic() - started, 3))
+    version = reply.get("version") or solver_version(solver)
+    status = reply.get("status")
+    reason = str(reply.get("reason") or "")
+
+    def result(verdict: str, detail: str, counterexample: dict[str, Any] | None = None) -> CheckResult:
+        return CheckResult(checker=solver, verdict=verdict, detail=detail, version=version,  # type: ignore[arg-type]
+                           counterexample=counterexample, seconds=round(time.monotonic() - started, 3))
+
+    if status == "unsat":
+        return result("passed", f"{solver} proved it: no point in the domain that satisfies the assumptions "
+                                "(and where every expression is defined) violates the conclusion")
+    if status == "vacuous":
+        return result("unknown", f"vacuous: {reason}; nothing was proved")
+    if status == "sat":
+        model = reply.get("model") or {}
+        tries = [_to_float_point(model)]
+        if reply.get("exact"):
+            tries.append(model)
+        last = ""
+        for point in tries:
+            ev = evaluate_parsed(parsed, point)
+            if ev.holds is False:
+                return result("failed", f"counterexample {point}: {ev.detail}", point)
+            last = ev.detail
+        return result("unknown", f"{solver} reported a model {model} that the exact re-check did not confirm ({last})")
+    if status == "timeout":
+        return result("unknown", f"timeout: {reason}")
+    if status == "untranslatable":
+        return result("unknown", f"not expressible for {solver}: {reason}")
+    if status == "unknown":
+        return result("unknown", f"{solver} returned unknown ({reason})")
+    return result("error", reason or f"unexpected reply {reply!r}"[:300])

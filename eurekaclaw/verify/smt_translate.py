@@ -1,0 +1,188 @@
+"""ParsedClaim → SMT formula (z3py, or cvc5.pythonic which mirrors its API).
+
+The query asserts domains ∧ assumptions ∧ definedness ∧ ¬conclusion; unsat proves the claim.
+Everything is kept in real arithmetic (integer variables enter through ToReal) so `/` is always
+real division. Square roots and other fractional powers become fresh variables (y ≥ 0,
+y^q = x); absolute value, min, max, floor and ceiling become if-then-else / ToInt. Anything
+else (log, exp, trigonometry, symbolic exponents, pi) is untranslatable and the answer is
+"unknown" — never a pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from eurekaclaw.verify.claims import ParsedClaim, Relation
+
+MAX_POWER = 64
+MAX_ROOT = 6
+
+
+class Untranslatable(Exception):
+    """The claim uses something the SMT backend cannot express."""
+
+
+class Translator:
+    def __init__(self, zz: Any, parsed: ParsedClaim) -> None:
+        self.zz = zz
+        self.parsed = parsed
+        self.side: list[Any] = []  # definitions of fresh variables
+        self.fresh = 0
+        self.vars: dict[str, Any] = {}
+        self.real_of: dict[sp.Symbol, Any] = {}
+        for name, sym in parsed.symbols.items():
+            if parsed.domains[name].kind == "int":
+                v = zz.Int(name)
+                self.real_of[sym] = zz.ToReal(v)
+            else:
+                v = zz.Real(name)
+                self.real_of[sym] = v
+            self.vars[name] = v
+        self._cache: dict[sp.Expr, Any] = {}
+
+    # -- expressions ----------------------------------------------------------------------------
+    def expr(self, e: sp.Expr) -> Any:
+        if e in self._cache:
+            return self._cache[e]
+        out = self._expr(e)
+        self._cache[e] = out
+        return out
+
+    def _const(self, value: sp.Rational) -> Any:
+        return self.zz.RealVal(str(value))
+
+    def _new_real(self, hint: str) -> Any:
+        self.fresh += 1
+        return self.zz.Real(f"_{hint}{self.fresh}")
+
+    def _expr(self, e: sp.Expr) -> Any:
+        zz = self.zz
+        if e.is_Symbol:
+            if e not in self.real_of:
+                raise Untranslatable(f"symbol {e} (a sum index) cannot be translated")
+            return self.real_of[e]
+        if e.is_Rational:
+            return self._const(e)
+        if isinstance(e, sp.Add):
+            terms = [self.expr(a) for a in e.args]
+            out = terms[0]
+            for t in terms[1:]:
+                out = out + t
+            return out
+        if isinstance(e, sp.Mul):
+            num, den = [], []
+            for a in e.args:
+                if isinstance(a, sp.Pow) and a.exp.is_Rational and a.exp.is_negative:
+                    den.append(self.expr(sp.Pow(a.base, -a.exp)))
+                else:
+                    num.append(self.expr(a))
+            out = num[0] if num else self._const(sp.Integer(1))
+            for t in num[1:]:
+                out = out * t
+            for t in den:
+                self.side.append(t != 0)
+                out = out / t
+            return out
+        if isinstance(e, sp.Pow):
+            return self._pow(e)
+        if isinstance(e, sp.Abs):
+            a = self.expr(e.args[0])
+            return zz.If(a >= 0, a, -a)
+        if isinstance(e, sp.Min | sp.Max):
+            items = [self.expr(a) for a in e.args]
+            out = items[0]
+            for t in items[1:]:
+                out = zz.If(t < out, t, out) if isinstance(e, sp.Min) else zz.If(t > out, t, out)
+            return out
+        if isinstance(e, sp.floor):
+            return zz.ToReal(zz.ToInt(self.expr(e.args[0])))
+        if isinstance(e, sp.ceiling):
+            return -zz.ToReal(zz.ToInt(-self.expr(e.args[0])))
+        raise Untranslatable(f"{_describe(e)} has no SMT translation")
+
+    def _pow(self, e: sp.Pow) -> Any:
+        base, exp = e.base, e.exp
+        if not exp.is_Rational:
+            raise Untranslatable(f"the power {e} has a non-numeric exponent")
+        if exp.is_integer:
+            n = int(exp)
+            if abs(n) > MAX_POWER:
+                raise Untranslatable(f"the power {e} has too large an exponent")
+            b = self.expr(base)
+            out = self._int_power(b, abs(n))
+            if n < 0:
+                self.side.append(b != 0)
+                return self._const(sp.Integer(1)) / out
+            return out
+        p, q = int(exp.p), int(exp.q)
+        if q > MAX_ROOT or abs(p) > MAX_POWER:
+            raise Untranslatable(f"the power {e} has no SMT translation")
+        b = self.expr(base)
+        root = self._new_real("root")
+        self.side += [root >= 0, b >= 0, self._int_power(root, q) == b]
+        out = self._int_power(root, abs(p))
+        if p < 0:
+            self.side.append(root != 0)
+            return self._const(sp.Integer(1)) / out
+        return out
+
+    def _int_power(self, b: Any, n: int) -> Any:
+        if n == 0:
+            return self._const(sp.Integer(1))
+        if n <= 8:
+            out = b
+            for _ in range(n - 1):
+                out = out * b
+            return out
+        return b**n
+
+    # -- relations and the query ------------------------------------------------------------------
+    def relation(self, rel: Relation) -> Any:
+        lhs, rhs = self.expr(rel.lhs), self.expr(rel.rhs)
+        return {"<=": lhs <= rhs, "<": lhs < rhs, ">=": lhs >= rhs, ">": lhs > rhs, "==": lhs == rhs, "!=": lhs != rhs}[rel.op]
+
+    def domains(self) -> list[Any]:
+        out = []
+        for name, dom in self.parsed.domains.items():
+            v = self.vars[name]
+            if dom.lo is not None:
+                lo = self.zz.IntVal(int(dom.lo)) if dom.kind == "int" else self._const(dom.lo)
+                out.append(v > lo if dom.lo_open else v >= lo)
+            if dom.hi is not None:
+                hi = self.zz.IntVal(int(dom.hi)) if dom.kind == "int" else self._const(dom.hi)
+                out.append(v < hi if dom.hi_open else v <= hi)
+        return out
+
+    def premises(self) -> list[Any]:
+        """Domains, assumptions and definedness conditions (call before `negated_conclusion`
+        is added to a solver; fresh-variable definitions are collected in `side`)."""
+        facts = self.domains()
+        facts += [self.relation(r) for r in self.parsed.assumptions]
+        facts += [self.relation(r) for r in self.parsed.conditions]
+        return facts
+
+    def negated_conclusion(self) -> Any:
+        rels = [self.relation(r) for r in self.parsed.conclusion]
+        return self.zz.Not(self.zz.And(*rels)) if len(rels) > 1 else self.zz.Not(rels[0])
+
+
+def _describe(e: sp.Expr) -> str:
+    if e.is_Function:
+        return f"{type(e).__name__.lower()}(...)"
+    if e in (sp.pi, sp.E) or e.is_NumberSymbol:
+        return f"the constant {e}"
+    return f"{type(e).__name__} ({e})"
+
+
+def model_value(zz: Any, value: Any) -> tuple[str | int, bool]:
+    """(value, exact) from a model entry: ints, "p/q" strings when rational, else a decimal
+    approximation of an algebraic number."""
+    if zz.is_int_value(value):
+        return value.as_long(), True
+    if zz.is_rational_value(value):
+        return f"{value.numerator_as_long()}/{value.denominator_as_long()}", True
+    if hasattr(zz, "is_algebraic_value") and zz.is_algebraic_value(value):
+        return value.approx(40).as_decimal(40).rstrip("?"), False
+    return str(value), False

@@ -1,0 +1,196 @@
+"""The claim language: what parses, what is refused, and that refusing never executes anything."""
+
+from __future__ import annotations
+
+import builtins
+import time
+
+import pytest
+import sympy as sp
+import sympy.parsing.sympy_parser as sympy_parser
+
+from eurekaclaw.errors import BadInputError
+from eurekaclaw.types.artifacts import Claim, ClaimVariable
+from eurekaclaw.verify import ClaimError, parse_claim
+from eurekaclaw.verify.claims import VarDomain
+
+
+def claim(conclusion: str, *assumptions: str, variables: list[ClaimVariable] | None = None) -> Claim:
+    return Claim(variables=variables if variables is not None else [ClaimVariable(name="x")], assumptions=list(assumptions), conclusion=conclusion)
+
+
+def test_claim_error_is_bad_input() -> None:
+    assert issubclass(ClaimError, BadInputError)
+
+
+def test_parses_operators_functions_and_constants() -> None:
+    x = sp.Symbol("x", real=True)
+    parsed = parse_claim(claim("2^3 ** 1 + abs(x) - min(x, 1) * max(x, 2) / sqrt(4) <= pi*e + log(8, 2) + ln(exp(1)) + floor(x) + ceil(x)"))
+    rel = parsed.conclusion[0]
+    assert rel.op == "<="
+    assert rel.lhs == 8 + sp.Abs(x) - sp.Min(x, 1) * sp.Max(x, 2) / 2
+    assert sp.simplify(rel.rhs - (sp.pi * sp.E + 3 + 1 + sp.floor(x) + sp.ceiling(x))) == 0
+
+
+def test_unary_minus_binds_looser_than_power_and_power_is_right_associative() -> None:
+    x = sp.Symbol("x", real=True)
+    parsed = parse_claim(claim("-x^2 == -(x^2)"))
+    assert parsed.conclusion[0].lhs == -(x**2)
+    parsed = parse_claim(claim("2^3^2 == 512"))
+    assert parsed.conclusion[0].lhs == 512
+
+
+def test_chained_relation_becomes_conjunction() -> None:
+    parsed = parse_claim(claim("0 <= x^2 < x^2 + 1"))
+    assert [r.op for r in parsed.conclusion] == ["<=", "<"]
+
+
+def test_single_equals_means_equality() -> None:
+    assert parse_claim(claim("x = x")).conclusion[0].op == "=="
+
+
+def test_sum_closed_form_and_index_scope() -> None:
+    n = ClaimVariable(name="n", domain="natural", low=1)
+    parsed = parse_claim(claim("Sum(k^2, (k, 1, n)) == n*(n + 1)*(2*n + 1)/6", variables=[n]))
+    sym = parsed.symbols["n"]
+    assert sp.expand(parsed.conclusion[0].lhs - sym * (sym + 1) * (2 * sym + 1) / 6) == 0
+    with pytest.raises(ClaimError, match="unknown identifier.*'k'"):
+        parse_claim(claim("Sum(k, (k, 1, n)) + k >= 0", variables=[n]))
+    with pytest.raises(ClaimError, match="sum index"):
+        parse_claim(claim("Sum(n, (n, 1, 3)) >= 0", variables=[n]))
+    with pytest.raises(ClaimError, match="Sum\\(expr, \\(k, a, b\\)\\)"):
+        parse_claim(claim("Sum(k, k) >= 0", variables=[n]))
+
+
+def test_domains() -> None:
+    variables = [
+        ClaimVariable(name="a", domain="positive"),
+        ClaimVariable(name="b", domain="nonnegative", high=5),
+        ClaimVariable(name="n", domain="natural", low=2),
+        ClaimVariable(name="m", domain="integer", low=-1.5, high=3, open_high=True),
+        ClaimVariable(name="t", domain="interval", low=0, high=1, open_low=True),
+    ]
+    doms = parse_claim(claim("a + b + n + m + t >= 0", variables=variables)).domains
+    assert doms["a"] == VarDomain("real", sp.Integer(0), None, True, False)
+    assert doms["b"] == VarDomain("real", sp.Integer(0), sp.Integer(5), False, False)
+    assert doms["n"] == VarDomain("int", sp.Integer(2), None)
+    assert doms["m"] == VarDomain("int", sp.Integer(-1), sp.Integer(2))
+    assert doms["t"] == VarDomain("real", sp.Integer(0), sp.Integer(1), True, False)
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        ([ClaimVariable(name="x", domain="interval")], "interval needs"),
+        ([ClaimVariable(name="x", low=2, high=1)], "empty"),
+        ([ClaimVariable(name="x"), ClaimVariable(name="x")], "declared twice"),
+        ([ClaimVariable(name="pi")], "reserved"),
+        ([ClaimVariable(name="lambda")], "reserved"),
+        ([ClaimVariable(name="x__y")], "invalid"),
+        ([ClaimVariable(name="_x")], "invalid"),
+    ],
+)
+def test_bad_variables(variables: list[ClaimVariable], message: str) -> None:
+    with pytest.raises(ClaimError, match=message):
+        parse_claim(claim("1 >= 0", variables=variables))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("y + z >= 0", "unknown identifier\\(s\\) 'y', 'z'"),
+        ("foo(x) >= 0", "unknown function 'foo'"),
+        ("x(2) >= 0", "x is a variable"),
+        ("sqrt >= 0", "sqrt is a function"),
+        ("2x >= 0", "missing operator"),
+        ("x y >= 0", "missing operator"),
+        ("x >= ", "ends unexpectedly"),
+        ("x + 1", "expected a relation"),
+        ("log(x, 1, 2) > 0", "takes 1 to 2"),
+        ("x! >= 1", "factorial"),
+        ("\\sqrt{x} >= 0", "LaTeX"),
+        ("|x| >= 0", "abs"),
+        ("x ≤ 1", "<="),
+        ("log(-1) < 0", "undefined"),
+        ("x != 0 != 1", "cannot be chained"),
+        ("(x, 1) > 0", "only allowed as the"),
+        ("1e99999 > x", "out of range"),
+        ("2^(10^9) > x", "exponent"),
+        ("3^(10^5) > x", "too large"),
+        ("factorial(10^7) > x", "out of range"),
+        ("Sum(sin(k), (k, 1, 10^9)) > x", "no closed form"),
+    ],
+)
+def test_rejections_name_the_problem(text: str, message: str) -> None:
+    with pytest.raises(ClaimError, match=message):
+        parse_claim(claim(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os').system('touch /tmp/eurekaclaw_pwned') > 0",
+        "x.__class__ > 0",
+        "().__class__.__bases__[0] > 0",
+        "lambda: 1 > 0",
+        "x.real > 0",
+        "[x][0] > 0",
+        "'a' > 0",
+        "x; import os",
+        "eval('1') > 0",
+        "exec > 0",
+        "x @ x > 0",
+    ],
+)
+def test_hostile_input_is_rejected_without_execution(text: str, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ClaimError):
+        parse_claim(claim(text))
+    assert not (tmp_path / "eurekaclaw_pwned").exists()
+
+
+def test_huge_and_deep_inputs_are_rejected_quickly() -> None:
+    started = time.monotonic()
+    with pytest.raises(ClaimError, match="characters long"):
+        parse_claim(claim("x + " * 250_000 + "x > 0"))  # 1 MB
+    with pytest.raises(ClaimError, match="nested too deeply"):
+        parse_claim(claim("(" * 500 + "x" + ")" * 500 + " > 0"))
+    with pytest.raises(ClaimError, match="nested too deeply"):
+        parse_claim(claim("-" * 500 + "x > 0"))
+    with pytest.raises(ClaimError, match="nested too deeply"):
+        parse_claim(claim("x" + "^x" * 200 + " > 0"))
+    assert time.monotonic() - started < 30  # generous: only guards against a hang
+
+
+def test_long_flat_sum_within_limit_parses() -> None:
+    parsed = parse_claim(claim("x" + " + x" * 1200 + " >= 0"))
+    assert parsed.conclusion[0].lhs == 1201 * sp.Symbol("x", real=True)
+
+
+def test_user_text_never_reaches_eval_or_sympify(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sympy.physics  # noqa: F401  (sympy evaluates its own constants on first import)
+
+    seen: list[str] = []
+    real_eval, real_sympify, real_parse = builtins.eval, sp.sympify, sympy_parser.parse_expr
+
+    def spy(real):
+        def wrapper(arg, *a, **k):
+            if isinstance(arg, str):
+                seen.append(arg)
+            return real(arg, *a, **k)
+        return wrapper
+
+    monkeypatch.setattr(builtins, "eval", spy(real_eval))
+    monkeypatch.setattr(sp, "sympify", spy(real_sympify))
+    monkeypatch.setattr(sympy_parser, "parse_expr", spy(real_parse))
+    variables = [ClaimVariable(name="canaryvar", domain="positive")]
+    parse_claim(claim("canaryvar + 1/canaryvar >= 2 + 0*log(canaryvar)", variables=variables))
+    assert not [s for s in seen if "canary" in s]
+
+
+def test_definedness_conditions_survive_simplification() -> None:
+    parsed = parse_claim(claim("sqrt(x)^2 >= 0"))
+    assert parsed.conclusion[0].lhs == sp.Symbol("x", real=True)  # sympy simplified the root away
+    assert [(c.op, str(c.lhs)) for c in parsed.conditions] == [(">=", "x")]
+    parsed = parse_claim(claim("log(x - 1) + 1/(x - 2) >= 0"))
+    assert {(c.op, str(c.lhs)) for c in parsed.conditions} == {(">", "x - 1"), ("!=", "x - 2")}
