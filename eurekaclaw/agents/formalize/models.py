@@ -1,0 +1,124 @@
+"""What the Formalizer asks the model for (structured output) and how it becomes typed lemmas.
+
+The output models are lenient where small models stray (an unknown provenance becomes "new",
+a malformed claim is kept aside and reported instead of spoiling the whole plan); everything is
+checked again by dag.py and claims.py before it reaches the TheoryState.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field, field_validator
+
+from eurekaclaw.types.artifacts import LemmaNode, ProofPlan
+
+PROVENANCES = ("known", "adapted", "new")
+
+
+def _provenance(value: Any) -> str:
+    text = str(value or "new").strip().lower()
+    return text if text in PROVENANCES else "new"
+
+
+class ClaimVariableOut(BaseModel):
+    name: str
+    domain: str = "real"
+    low: float | None = None
+    high: float | None = None
+    open_low: bool = False
+    open_high: bool = False
+
+
+class ClaimOut(BaseModel):
+    """A machine-checkable version of a quantitative statement (see docs/verification.md)."""
+
+    variables: list[ClaimVariableOut] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=list)
+    conclusion: str
+
+
+class LemmaOut(BaseModel):
+    id: str
+    statement: str
+    informal: str = ""
+    provenance: str = "new"
+    citation: str | None = None
+    dependencies: list[str] = Field(default_factory=list)
+    claim: ClaimOut | None = None
+    is_root: bool = False
+
+    @field_validator("provenance", mode="before")
+    @classmethod
+    def _lenient_provenance(cls, value: Any) -> str:
+        return _provenance(value)
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _strip_id(cls, value: Any) -> str:
+        return str(value).strip()
+
+    @field_validator("dependencies", mode="before")
+    @classmethod
+    def _strip_deps(cls, value: Any) -> list[str]:
+        return [str(v).strip() for v in (value or [])]
+
+    def to_node(self, **extra: Any) -> LemmaNode:
+        """The typed lemma, without its claim (claims.py validates and attaches it)."""
+        return LemmaNode(
+            id=self.id,
+            statement=self.statement,
+            informal=self.informal,
+            provenance=self.provenance,  # type: ignore[arg-type]
+            citation=self.citation or None,
+            dependencies=list(dict.fromkeys(self.dependencies)),
+            is_root=self.is_root,
+            **extra,
+        )
+
+
+class PlanItemOut(BaseModel):
+    id: str
+    description: str
+    provenance: str = "new"
+    citation: str | None = None
+    lemma_ids: list[str] = Field(default_factory=list)
+
+    @field_validator("provenance", mode="before")
+    @classmethod
+    def _lenient_provenance(cls, value: Any) -> str:
+        return _provenance(value)
+
+    def to_plan(self) -> ProofPlan:
+        return ProofPlan(
+            id=self.id,
+            description=self.description,
+            provenance=self.provenance,  # type: ignore[arg-type]
+            citation=self.citation or None,
+            lemma_ids=self.lemma_ids,
+        )
+
+
+class FormalPlan(BaseModel):
+    """The Formalizer's answer: formal statement, assumptions, labelled plan, lemma DAG."""
+
+    formal_statement: str
+    assumptions: list[str] = Field(default_factory=list)
+    proof_plan: list[PlanItemOut] = Field(default_factory=list)
+    lemmas: list[LemmaOut] = Field(min_length=1)
+
+
+class ClaimFix(BaseModel):
+    lemma_id: str
+    claim: ClaimOut | None = None  # null: the statement has no machine-checkable form
+
+
+class ClaimFixes(BaseModel):
+    fixes: list[ClaimFix] = Field(default_factory=list)
+
+
+class Replan(BaseModel):
+    """A re-plan of the part of the DAG that depended on a refuted lemma."""
+
+    rationale: str = ""
+    lemmas: list[LemmaOut] = Field(default_factory=list)

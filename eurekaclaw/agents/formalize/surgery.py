@@ -1,0 +1,108 @@
+"""Changes to a lemma DAG in flight: merging a re-plan after a refutation, inserting the
+sub-lemmas of a split. Pure functions on copies, so a rejected change leaves nothing behind;
+the caller swaps the new DAG in only when `problems` is empty."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from eurekaclaw.agents.formalize.claims import to_claim
+from eurekaclaw.agents.formalize.dag import active_ids, dependants, root_of, structural_problems
+from eurekaclaw.agents.formalize.models import LemmaOut
+from eurekaclaw.types.artifacts import LemmaNode
+
+
+@dataclass
+class Surgery:
+    dag: dict[str, LemmaNode]
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)  # ids added or restated
+    proposals: list[LemmaOut] = field(default_factory=list)  # what the model proposed
+
+
+def _copy(dag: Mapping[str, LemmaNode]) -> dict[str, LemmaNode]:
+    return {lid: node.model_copy(deep=True) for lid, node in dag.items()}
+
+
+def _node_from(out: LemmaOut, notes: list[str], **extra: object) -> LemmaNode:
+    node = out.to_node(**extra)
+    node.is_root = False
+    claim, reason = to_claim(out.claim)
+    node.claim = claim
+    if reason:
+        notes.append(f"claim of lemma {out.id} dropped: {reason}")
+    return node
+
+
+def _refuted(dag: Mapping[str, LemmaNode]) -> set[str]:
+    return {lid for lid, node in dag.items() if node.status == "refuted"}
+
+
+def _check(dag: dict[str, LemmaNode], problems: list[str]) -> None:
+    problems.extend(structural_problems(list(dag.values())))
+    if problems:
+        return
+    dead = _refuted(dag)
+    for lid in sorted(active_ids(dag)):
+        for dep in dag[lid].dependencies:
+            if dep in dead:
+                problems.append(f"lemma {lid!r} still depends on the refuted lemma {dep!r}")
+
+
+def merge_replan(dag: Mapping[str, LemmaNode], proposals: list[LemmaOut], editable: set[str]) -> Surgery:
+    """Apply a re-plan. Lemmas in `editable` (those reopened by the refutation) may be restated;
+    the main theorem keeps its statement and may only change what it depends on; new ids are
+    added; refuted ids cannot come back; anything else is left alone with a note."""
+    result = Surgery(dag=_copy(dag), proposals=list(proposals))
+    new = result.dag
+    root = root_of(new)
+    dead = _refuted(new)
+    for out in proposals:
+        if out.id in dead:
+            result.problems.append(
+                f"{out.id!r} is a refuted lemma; give its replacement a new id"
+            )
+        elif out.id == root:
+            new[root].dependencies = list(dict.fromkeys(out.dependencies))
+            result.changed.append(root)
+        elif out.id in new:
+            if out.id not in editable:
+                result.notes.append(
+                    f"re-plan tried to restate {out.id}, which the refutation did not affect; ignored"
+                )
+                continue
+            old = new[out.id]
+            new[out.id] = _node_from(out, result.notes, parent=old.parent)
+            result.changed.append(out.id)
+        else:
+            new[out.id] = _node_from(out, result.notes)
+            result.changed.append(out.id)
+    _check(new, result.problems)
+    return result
+
+
+def insert_split(dag: Mapping[str, LemmaNode], parent_id: str, subs: list[LemmaOut]) -> Surgery:
+    """Insert sub-lemmas of `parent_id`; the parent then depends on all of them. A sub-lemma
+    may use existing lemmas, but none that relies on the parent (that would be a cycle)."""
+    result = Surgery(dag=_copy(dag))
+    new = result.dag
+    if len(subs) < 2:
+        result.problems.append("a split needs at least two sub-lemmas")
+    above = dependants(new, parent_id) | {parent_id}
+    for out in subs:
+        if out.id in new:
+            result.problems.append(f"sub-lemma id {out.id!r} is already taken; use a new id")
+            continue
+        bad = [d for d in out.dependencies if d in above]
+        if bad:
+            result.problems.append(
+                f"sub-lemma {out.id!r} cannot use {', '.join(bad)}: it relies on {parent_id}"
+            )
+        new[out.id] = _node_from(out, result.notes, parent=parent_id)
+        result.changed.append(out.id)
+    parent = new[parent_id]
+    parent.dependencies = list(dict.fromkeys(parent.dependencies + [s.id for s in subs]))
+    _check(new, result.problems)
+    return result

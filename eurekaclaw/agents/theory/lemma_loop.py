@@ -1,0 +1,248 @@
+"""The per-lemma loop, at most THEORY_MAX_ITERATIONS attempts:
+
+    (claim checked by machine first) -> prove / repair -> mechanical checks -> independent
+    review -> record the proof, or record the failure, search for a counterexample, and repair
+    (targeted; broad after STAGNATION_WINDOW failures of one category: a new approach or a
+    split into sub-lemmas).
+
+A lemma is recorded as proven only when the review passed and no mechanical check failed; its
+level is the strongest one reached (formal/smt when a checker proved the claim, else
+"reviewed"). A confirmed counterexample refutes it. Unreadable replies are failed attempts.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from eurekaclaw.agents.formalize.surgery import insert_split
+from eurekaclaw.agents.theory.citations import verified_paper
+from eurekaclaw.agents.theory.counterexample import CounterexampleSearcher, from_check
+from eurekaclaw.agents.theory.mechanical import (
+    confirmed_refutation,
+    failed_checks,
+    run_checks,
+    strongest_level,
+)
+from eurekaclaw.agents.theory.models import ProofAttempt
+from eurekaclaw.agents.theory.prover import Prover, Refiner
+from eurekaclaw.agents.theory.refutation import refute
+from eurekaclaw.agents.theory.run import TheoryRun
+from eurekaclaw.agents.theory.verifier import Verifier, review_category, review_passed, review_text
+from eurekaclaw.errors import LLMOutputError
+from eurekaclaw.llm.context import current_lemma
+from eurekaclaw.types.artifacts import (
+    CheckResult,
+    Counterexample,
+    FailedAttempt,
+    Paper,
+    ProofRecord,
+)
+
+LemmaOutcome = Literal["proved", "failed", "split", "refuted", "root_refuted"]
+
+MAX_SPLIT_DEPTH = 2  # a sub-lemma of a sub-lemma may not split again
+MAX_LEMMAS = 60
+
+
+def stagnant(failures: list[FailedAttempt], window: int) -> bool:
+    """The last `window` failures (and every further multiple) share one error category."""
+    if not failures or failures[-1].error_category == "unparseable":
+        return False
+    last = failures[-1].error_category
+    run = 0
+    for f in reversed(failures):
+        if f.error_category != last:
+            break
+        run += 1
+    return run >= window and run % window == 0
+
+
+def last_real_failure(failures: list[FailedAttempt]) -> FailedAttempt:
+    for f in reversed(failures):
+        if f.error_category != "unparseable":
+            return f
+    return failures[-1]
+
+
+class _Unusable(Exception):
+    """A broad repair that gave neither a valid split nor a new proof."""
+
+
+class LemmaWorker:
+    def __init__(self, run: TheoryRun) -> None:
+        self.run = run
+
+    async def prove(self, lemma_id: str) -> LemmaOutcome:
+        token = current_lemma.set(lemma_id)
+        try:
+            return await self._prove(lemma_id)
+        finally:
+            current_lemma.reset(token)
+
+    # --- the loop -------------------------------------------------------------------------------
+    async def _prove(self, lid: str) -> LemmaOutcome:
+        run = self.run
+        node = run.node(lid)
+        claim_checks = await run_checks(node.claim, settings=run.settings)
+        hit = confirmed_refutation(claim_checks)
+        if hit is not None:
+            return await self._refuted(lid, from_check(lid, hit))
+        if node.provenance == "known":
+            paper = verified_paper(run.ctx.bus.get_bibliography(), node.citation)
+            if paper is None:
+                run.note(f"lemma {lid} is a known result but its citation {node.citation!r} is not "
+                         "a verified entry of the bibliography; proved like a new lemma")
+            elif failed_checks(claim_checks):
+                run.note(f"lemma {lid} is cited, but a mechanical check failed on its claim; "
+                         "proved like a new lemma")
+            else:
+                return self._cite(lid, paper, claim_checks)
+        prover, refiner = Prover(run), Refiner(run)
+        verifier, searcher = Verifier(run), CounterexampleSearcher(run)
+        max_iter, window = run.settings.theory_max_iterations, run.settings.stagnation_window
+        candidate: ProofAttempt | None = None
+        reverify = False
+        used = len(run.failures(lid))
+        while used < max_iter:
+            attempt = used + 1
+            run.set_status(lid, "in_progress", attempt=attempt)
+            failures = run.failures(lid)
+            if not reverify:
+                try:
+                    if candidate is None:
+                        candidate = await prover.write(lid)
+                    elif stagnant(failures, window):
+                        repaired = await self._broad(lid, refiner, candidate, failures[-1].error_category)
+                        if repaired is None:
+                            return "split"
+                        candidate = repaired
+                    else:
+                        candidate = await refiner.targeted(lid, candidate.proof, last_real_failure(failures))
+                except (LLMOutputError, _Unusable) as exc:
+                    text = exc.message if isinstance(exc, LLMOutputError) else str(exc)
+                    self._fail(lid, attempt, candidate.proof if candidate else "", "unparseable",
+                               f"the proof reply could not be used: {text}", [])
+                    used += 1
+                    continue
+            reverify = False
+            checks = claim_checks
+            if candidate.formal_proof:
+                checks = await run_checks(node.claim, settings=run.settings, seed=attempt,
+                                          formal_source=candidate.formal_proof,
+                                          formal_theorem=candidate.formal_theorem)
+                hit = confirmed_refutation(checks)
+                if hit is not None:
+                    return await self._refuted(lid, from_check(lid, hit))
+            try:
+                review = await verifier.review(lid, candidate.proof, candidate.formal_proof)
+            except LLMOutputError as exc:
+                self._fail(lid, attempt, candidate.proof, "unparseable",
+                           f"the review reply could not be read ({exc.message}); not accepted", checks)
+                used += 1
+                reverify = True
+                continue
+            review_check = CheckResult(
+                checker="llm_review",
+                verdict="passed" if review_passed(review) else "failed",
+                detail=review_text(review),
+            )
+            mech_failed = failed_checks(checks)
+            if review_passed(review) and not mech_failed:
+                self._record(lid, attempt, candidate, checks + [review_check], review.confidence, prover)
+                return "proved"
+            if mech_failed:
+                formal = any(c.checker in ("coq", "lean", "formal") for c in mech_failed)
+                category = "formal_check" if formal else "mechanical_check"
+                detail = "\n".join(f"{c.checker}: {c.detail}" for c in mech_failed)
+                text = f"{detail}\n\nreview:\n{review_text(review)}"
+            else:
+                category, text = review_category(review), review_text(review)
+            self._fail(lid, attempt, candidate.proof, category, text, checks + [review_check])
+            used += 1
+            # Also after the last attempt: a refuted lemma can be re-planned, a failed one not.
+            cx = await searcher.search(lid, text)
+            if cx is not None:
+                return await self._refuted(lid, cx)
+        run.record_trace(lid, False, prover.tools_used)
+        run.note(f"lemma {lid} not proven after {used} attempts")
+        run.set_status(lid, "failed", attempt=used)
+        return "failed"
+
+    # --- outcomes --------------------------------------------------------------------------------
+    def _fail(self, lid: str, attempt: int, proof: str, category: str, text: str,
+              checks: list[CheckResult]) -> None:
+        self.run.add_failure(
+            FailedAttempt(lemma_id=lid, attempt=attempt, proof=proof, error_category=category,  # type: ignore[arg-type]
+                          verifier_text=text, checks=checks)
+        )
+
+    def _record(self, lid: str, attempt: int, candidate: ProofAttempt, checks: list[CheckResult],
+                confidence: float, prover: Prover) -> None:
+        level = strongest_level(checks) or "reviewed"
+        self.run.record_trace(lid, True, prover.tools_used)
+        self.run.add_proof(
+            ProofRecord(
+                lemma_id=lid,
+                proof=candidate.proof,
+                verification_level=level,
+                checks=checks,
+                attempts=attempt,
+                self_assessment=candidate.self_assessment.to_record(),
+                review_confidence=confidence,
+                formal_proof=candidate.formal_proof if level == "formal" else None,
+            )
+        )
+
+    def _cite(self, lid: str, paper: Paper, checks: list[CheckResult]) -> LemmaOutcome:
+        node = self.run.node(lid)
+        citation = CheckResult(
+            checker="citation",
+            verdict="passed",
+            detail=f"{node.citation} is {paper.paper_id} ({paper.title}), verified in the bibliography",
+        )
+        self.run.add_proof(
+            ProofRecord(
+                lemma_id=lid,
+                proof=f"Known result: {paper.title} [{node.citation}].",
+                verification_level=strongest_level(checks) or "cited",
+                checks=checks + [citation],
+                attempts=0,
+            )
+        )
+        return "proved"
+
+    async def _refuted(self, lid: str, cx: Counterexample) -> LemmaOutcome:
+        outcome = await refute(self.run, lid, cx)
+        return "root_refuted" if outcome == "root_refuted" else "refuted"
+
+    async def _broad(self, lid: str, refiner: Refiner, candidate: ProofAttempt,
+                     category: str) -> ProofAttempt | None:
+        """A new proof, or None when the lemma was split (its sub-lemmas are now in the DAG)."""
+        run = self.run
+        depth, parent = 0, run.node(lid).parent
+        while parent is not None and parent in run.state.lemma_dag:
+            depth, parent = depth + 1, run.state.lemma_dag[parent].parent
+        can_split = depth < MAX_SPLIT_DEPTH and len(run.state.lemma_dag) < MAX_LEMMAS
+        repair = await refiner.broad(lid, candidate.proof, category, can_split)
+        problems: list[str] = []
+        if repair.strategy == "split" and can_split:
+            surgery = insert_split(run.state.lemma_dag, lid, repair.sub_lemmas)
+            if not surgery.problems:
+                for sid in surgery.changed:
+                    run.state.lemma_dag[sid] = surgery.dag[sid]
+                run.node(lid).dependencies = surgery.dag[lid].dependencies
+                for text in surgery.notes:
+                    run.note(text)
+                run.note(f"lemma {lid} split into {', '.join(surgery.changed)} after repeated "
+                         f"{category} errors")
+                run.set_status(lid, "pending", subs=surgery.changed)
+                for sid in surgery.changed:
+                    run.emit(sid, "pending", parent=lid)
+                return None
+            problems = surgery.problems
+        if repair.attempt is None:
+            why = "; ".join(problems) or "the broad repair gave no new proof"
+            raise _Unusable(f"unusable broad repair: {why}")
+        if problems:
+            run.note(f"split of {lid} rejected ({'; '.join(problems)}); using the new approach")
+        return repair.attempt

@@ -1,0 +1,171 @@
+"""The proof writers: Prover (a first proof of a lemma) and Refiner (a targeted repair of one
+error, or after stagnation a broad repair: a different approach or a split into sub-lemmas).
+
+Both see the lemma, its dependencies (full statements, summarised proofs), the last failures
+for this lemma, relevant skills and memories. The domain plugin's tools, when there are any,
+are offered to the Prover through the tool loop, and the tools it used are recorded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from eurekaclaw.agents.formalize.memory_hints import memory_hints
+from eurekaclaw.agents.theory.mechanical import coq_available
+from eurekaclaw.agents.theory.models import BroadRepair, ProofAttempt
+from eurekaclaw.agents.theory.run import RunAgent, TheoryRun, summarise
+from eurekaclaw.agents.theory.skills import Skills, domain_tool_names, skills_for
+from eurekaclaw.errors import LLMOutputError
+from eurekaclaw.llm.session_client import extract_json
+from eurekaclaw.llm.types import LLMRequest, Message
+from eurekaclaw.templates import render_prompt
+from eurekaclaw.tools.base import run_tool_loop
+from eurekaclaw.types.artifacts import Claim, FailedAttempt
+from eurekaclaw.types.tasks import Task, TaskResult
+
+FAILURES_SHOWN = 3
+FAILURE_TEXT_CHARS = 1500
+TOOL_TURNS = 4
+
+
+def claim_text(claim: Claim | None) -> str:
+    if claim is None:
+        return ""
+    variables = ", ".join(f"{v.name} ({v.domain})" for v in claim.variables)
+    given = f" given {'; '.join(claim.assumptions)}" if claim.assumptions else ""
+    return f"for {variables or 'the variables'}{given}: {claim.conclusion}"
+
+
+def failure_view(f: FailedAttempt) -> dict[str, Any]:
+    return {
+        "attempt": f.attempt,
+        "category": f.error_category,
+        "text": summarise(f.verifier_text, FAILURE_TEXT_CHARS),
+    }
+
+
+async def _memories(run: TheoryRun, lemma_id: str) -> str:
+    """Memory hints for a lemma, looked up once per lemma and run (they do not change)."""
+    if lemma_id not in run.memory_hints:
+        run.memory_hints[lemma_id] = await memory_hints(run.ctx, run.node(lemma_id).statement)
+    return run.memory_hints[lemma_id]
+
+
+async def lemma_context(run: TheoryRun, lemma_id: str) -> dict[str, Any]:
+    """What every proof writer is told about a lemma."""
+    node = run.node(lemma_id)
+    state = run.state
+    return {
+        "formal_statement": state.formal_statement,
+        "assumptions": state.assumptions,
+        "lemma": node,
+        "claim": claim_text(node.claim),
+        "deps": run.deps_context(lemma_id),
+        "failures": [failure_view(f) for f in run.failures(lemma_id)[-FAILURES_SHOWN:]],
+        "memories": await _memories(run, lemma_id),
+        "want_formal": node.claim is not None and coq_available(),
+    }
+
+
+class _ProofWriter(RunAgent):
+    max_tokens_key = "prover"
+    system_template = "theory_prover_system"
+
+    def __init__(self, run: TheoryRun) -> None:
+        super().__init__(run)
+        self.tools_used: list[str] = []
+
+    def _skills(self, lemma_id: str) -> Skills:
+        skills = skills_for(self.ctx, self.run.node(lemma_id))
+        self.run.record_skills(lemma_id, skills.names)
+        return skills
+
+    def _request(self, lemma_id: str, prompt: str, skills: Skills) -> LLMRequest:
+        return self.request(
+            prompt,
+            system=render_prompt(self.system_template),
+            extra_system=skills.block,
+            lemma_id=lemma_id,
+        )
+
+
+class Prover(_ProofWriter):
+    role = "prover"
+
+    async def execute(self, task: Task) -> TaskResult:
+        attempt = await self.write(task.inputs["lemma_id"])
+        return TaskResult(success=True, outputs={"proof": attempt.proof})
+
+    async def write(self, lemma_id: str) -> ProofAttempt:
+        context = await lemma_context(self.run, lemma_id)
+        request = self._request(lemma_id, render_prompt("theory_prover", **context), self._skills(lemma_id))
+        tools = domain_tool_names(self.ctx)
+        if not tools:
+            return await self.ask_structured(request, ProofAttempt)
+        return await self._with_tools(request, tools)
+
+    async def _with_tools(self, request: LLMRequest, tools: list[str]) -> ProofAttempt:
+        """Let the model call the domain tools, then read its final JSON answer (one repair
+        round through structured output when the answer does not parse)."""
+        schema = ProofAttempt.model_json_schema()
+        note = render_prompt("theory_prover_tools", tools=tools, schema=schema)
+        first = request.messages[0]
+        req = request.model_copy(
+            update={
+                "tools": self.ctx.tools.specs(tools),
+                "output": None,
+                "messages": [Message(role="user", content=f"{first.text()}\n\n{note}")],
+            }
+        )
+        response, messages = await run_tool_loop(
+            self.ctx.llm.complete,
+            req,
+            self.ctx.tools,
+            max_turns=TOOL_TURNS,
+            on_tool_call=lambda call, _text, _err: self.tools_used.append(call.name),
+        )
+        if response.stop_reason == "max_tokens":
+            raise LLMOutputError("reply truncated at max_tokens", kind="truncated", raw=response.text)
+        try:
+            data = response.structured if response.structured is not None else extract_json(response.text)
+            return ProofAttempt.model_validate(data)
+        except (ValueError, ValidationError):
+            repair = request.model_copy(
+                update={
+                    "messages": messages
+                    + [Message(role="user", content="Reply now with only the ProofAttempt object.")]
+                }
+            )
+            return await self.ask_structured(repair, ProofAttempt)
+
+
+class Refiner(_ProofWriter):
+    role = "refiner"
+    system_template = "theory_refiner_system"
+
+    async def execute(self, task: Task) -> TaskResult:
+        failure = FailedAttempt.model_validate(task.inputs["failure"])
+        attempt = await self.targeted(task.inputs["lemma_id"], task.inputs["proof"], failure)
+        return TaskResult(success=True, outputs={"proof": attempt.proof})
+
+    async def targeted(self, lemma_id: str, proof: str, failure: FailedAttempt) -> ProofAttempt:
+        context = await lemma_context(self.run, lemma_id)
+        prompt = render_prompt(
+            "theory_refiner_targeted", proof=proof, failure=failure_view(failure), **context
+        )
+        request = self._request(lemma_id, prompt, self._skills(lemma_id))
+        return await self.ask_structured(request, ProofAttempt)
+
+    async def broad(self, lemma_id: str, proof: str, category: str, can_split: bool) -> BroadRepair:
+        context = await lemma_context(self.run, lemma_id)
+        prompt = render_prompt(
+            "theory_refiner_broad",
+            proof=proof,
+            category=category,
+            can_split=can_split,
+            existing_ids=sorted(self.run.state.lemma_dag),
+            **context,
+        )
+        request = self._request(lemma_id, prompt, self._skills(lemma_id))
+        return await self.ask_structured(request, BroadRepair)

@@ -1,0 +1,70 @@
+"""What a confirmed counterexample does: the lemma is refuted and recorded, every lemma that
+relied on it is reopened, and the Formalizer re-plans that part of the DAG (at most
+THEORY_MAX_REPLANS times per session). A counterexample to the main theorem ends the run."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from eurekaclaw.agents.formalize.dag import dependants, root_of
+from eurekaclaw.agents.formalize.formalizer import Formalizer
+from eurekaclaw.agents.formalize.surgery import merge_replan
+from eurekaclaw.agents.theory.run import TheoryRun
+from eurekaclaw.types.artifacts import Counterexample
+
+RefutationOutcome = Literal["root_refuted", "replanned", "blocked"]
+
+
+def describe(cx: Counterexample) -> str:
+    values = ", ".join(f"{k} = {v}" for k, v in cx.assignment.items()) or "(no values)"
+    return f"{values} ({cx.checker})"
+
+
+async def refute(run: TheoryRun, lemma_id: str, cx: Counterexample) -> RefutationOutcome:
+    state = run.state
+    dag = state.lemma_dag
+    state.counterexamples.append(cx)
+    state.proven_lemmas.pop(lemma_id, None)
+    dag[lemma_id].status = "refuted"
+    if lemma_id == root_of(dag):
+        state.status = "refuted"
+        state.status_reason = f"counterexample to the main statement: {describe(cx)}"
+        run.save()
+        run.emit(lemma_id, "refuted", counterexample=cx.assignment)
+        return "root_refuted"
+    reopened = dependants(dag, lemma_id)
+    for lid in reopened:
+        state.proven_lemmas.pop(lid, None)
+        dag[lid].status = "pending"
+    run.note(f"lemma {lemma_id} refuted by {describe(cx)}; reopened: {', '.join(sorted(reopened)) or 'none'}")
+    run.save()
+    run.emit(lemma_id, "refuted", counterexample=cx.assignment)
+    for lid in sorted(reopened):
+        run.emit(lid, "pending", reopened_by=lemma_id)
+    async with run.replan_lock:
+        if state.replans >= run.settings.theory_max_replans:
+            run.note(f"no re-plan left after the refutation of {lemma_id} "
+                     f"(THEORY_MAX_REPLANS={run.settings.theory_max_replans})")
+            run.save()
+            return "blocked"
+        state.replans += 1
+        run.save()
+        proposal = await Formalizer(run.ctx).replan(state, lemma_id, cx, reopened)
+        # Re-apply to the DAG as it is now: other lemmas went on while the model was thinking.
+        result = merge_replan(state.lemma_dag, proposal.proposals, reopened) if not proposal.problems else proposal
+        if result.problems:
+            run.note(f"re-plan after the refutation of {lemma_id} rejected: " + "; ".join(result.problems))
+            run.save()
+            return "blocked"
+        for lid in result.changed:
+            state.lemma_dag[lid] = result.dag[lid]
+            state.proven_lemmas.pop(lid, None)
+            state.lemma_dag[lid].status = "pending"
+        for text in result.notes:
+            run.note(text)
+        run.note(f"re-plan {state.replans} after the refutation of {lemma_id}: "
+                 f"added or restated {', '.join(result.changed) or 'nothing'}")
+        run.save()
+        for lid in result.changed:
+            run.emit(lid, "pending", replan=state.replans)
+        return "replanned"

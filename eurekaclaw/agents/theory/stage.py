@@ -1,0 +1,152 @@
+"""TheoryStage: prove the formalized lemma DAG, then assemble and check the whole proof.
+
+Final status: "proved" only when every lemma the main theorem relies on is proven at level
+"cited" or stronger AND the assembled proof passed the consistency check; "refuted" when a
+counterexample to the main statement was confirmed; "abandoned" when a lemma could not be
+proven (or was refuted with no re-plan left) or the consistency check failed; "in_progress"
+when the run was stopped (Ctrl+C, pause, budget) — resume continues from there.
+"""
+
+from __future__ import annotations
+
+from eurekaclaw.agents.base import AgentContext
+from eurekaclaw.agents.formalize.dag import root_of
+from eurekaclaw.agents.stage import Stage, StageOutcome
+from eurekaclaw.agents.theory.assembly import ConsistencyChecker, assemble
+from eurekaclaw.agents.theory.counterexample import from_check
+from eurekaclaw.agents.theory.mechanical import confirmed_refutation, run_checks
+from eurekaclaw.agents.theory.refutation import describe, refute
+from eurekaclaw.agents.theory.run import TheoryRun
+from eurekaclaw.agents.theory.scheduler import Scheduler
+from eurekaclaw.types.artifacts import TheoryState, level_rank, weakest_level
+from eurekaclaw.types.tasks import InputSpec
+
+FINISHED = ("proved", "refuted", "abandoned")
+
+
+def fresh(state: TheoryState) -> None:
+    """Back to the DAG the Formalizer produced, with nothing proven (a re-run without resume)."""
+    source = state.formalized_dag or state.lemma_dag
+    state.lemma_dag = {lid: n.model_copy(deep=True, update={"status": "pending"}) for lid, n in source.items()}
+    state.proven_lemmas = {}
+    state.failed_attempts = []
+    state.counterexamples = []
+    state.assembled_proof = None
+    state.consistency_check = None
+    state.replans = 0
+
+
+def reopen_for_resume(state: TheoryState, max_iterations: int) -> bool:
+    """Lemmas left in flight by a crash go back to pending; a lemma that failed while fewer
+    attempts were allowed gets the rest. Proven lemmas are never touched. True if anything
+    can still be done."""
+    changed = False
+    for lid, node in state.lemma_dag.items():
+        if node.status == "in_progress":
+            node.status = "pending"
+            changed = True
+        elif node.status == "failed":
+            used = sum(1 for f in state.failed_attempts if f.lemma_id == lid)
+            if used < max_iterations:
+                node.status = "pending"
+                changed = True
+    return changed or state.status not in FINISHED
+
+
+def outcome_for(state: TheoryState) -> StageOutcome:
+    if state.status == "proved":
+        return StageOutcome(status="completed", summary=state.status_reason)
+    return StageOutcome(status="partial", summary=f"theorem {state.status}", reason=state.status_reason)
+
+
+class TheoryStage(Stage):
+    name = "theory"
+    produces = ("theory_state",)
+
+    def missing_inputs(self, ctx: AgentContext, spec: InputSpec) -> str | None:
+        state = ctx.bus.get_theory_state()
+        if state is None or not state.lemma_dag:
+            return "no lemma DAG to prove: the Formalize stage produced none"
+        if root_of(state.lemma_dag) is None:
+            return "the lemma DAG has no single main theorem"
+        return None
+
+    async def run(self, ctx: AgentContext, spec: InputSpec, *, resume: bool = False) -> StageOutcome:
+        reason = self.missing_inputs(ctx, spec)
+        if reason:
+            return StageOutcome(status="skipped", reason=reason)
+        state = ctx.bus.get_theory_state()
+        assert state is not None
+        if resume:
+            if not reopen_for_resume(state, ctx.settings.theory_max_iterations):
+                return outcome_for(state)
+        else:
+            fresh(state)
+            # What the Learn stage reads describes this run only.
+            ctx.bus.put("injected_skills", {})
+            ctx.bus.put("tool_traces", [])
+        state.status, state.status_reason = "in_progress", ""
+        run = TheoryRun(ctx, state)
+        run.save_now()
+        try:
+            await self._main_claim(run)
+            await Scheduler(run).run_all()
+            if state.status != "refuted":
+                await self._conclude(run)
+        except BaseException:
+            # Ctrl+C, pause, budget or a crash: leave a state that resume can continue.
+            if state.status not in FINISHED:
+                state.status = "in_progress"
+                state.status_reason = "stopped before the end; resume to continue"
+            run.save_now()
+            raise
+        run.save_now()
+        return outcome_for(state)
+
+    async def _main_claim(self, run: TheoryRun) -> None:
+        """Try to refute the main statement's claim before any lemma is worked on."""
+        root = root_of(run.state.lemma_dag)
+        assert root is not None
+        node = run.node(root)
+        if node.claim is None or root in run.state.proven_lemmas:
+            return
+        hit = confirmed_refutation(await run_checks(node.claim, settings=run.settings))
+        if hit is not None:
+            await refute(run, root, from_check(root, hit))
+
+    async def _conclude(self, run: TheoryRun) -> None:
+        state = run.state
+        dag = state.lemma_dag
+        active = run.active()
+        missing = sorted(lid for lid in active if lid not in state.proven_lemmas)
+        if missing:
+            why = []
+            for lid in missing:
+                status = dag[lid].status
+                why.append(f"{lid} ({'blocked' if status == 'pending' else status})")
+            state.status = "abandoned"
+            state.status_reason = "not every lemma was proven: " + ", ".join(why)
+            return
+        weak = [lid for lid in active if level_rank(state.proven_lemmas[lid].verification_level) < level_rank("cited")]
+        if weak:
+            state.status = "abandoned"
+            state.status_reason = "lemmas below level 'cited': " + ", ".join(sorted(weak))
+            return
+        state.assembled_proof = assemble(state)
+        run.save()
+        run.ctx.events("theory", state="consistency_check", message="checking the assembled proof")
+        check = await ConsistencyChecker(run.ctx).check(state, state.assembled_proof)
+        state.consistency_check = check
+        if check.verdict != "passed":
+            state.status = "abandoned"
+            state.status_reason = f"the assembled proof failed its consistency check: {check.detail}"
+            return
+        levels = [state.proven_lemmas[lid].verification_level for lid in active]
+        state.status = "proved"
+        state.status_reason = (
+            f"all {len(active)} lemmas proven (weakest level: {weakest_level(levels)}); "
+            "the assembled proof passed its consistency check"
+        )
+        if state.counterexamples:
+            refuted = ", ".join(describe(c) for c in state.counterexamples)
+            state.status_reason += f"; counterexamples on the way: {refuted}"
