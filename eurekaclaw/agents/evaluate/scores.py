@@ -96,6 +96,16 @@ def experimental_alignment(result: ExperimentResult | None, weight: float) -> Ev
             inputs={"experiment_status": result.status},
             explanation=f"not applicable: the experiment {result.status}{reason}",
         )
+    if result.spec.get("source") == "default":
+        # The designer's spec was unusable, so the run checked the domain's reference bound,
+        # which says nothing about how well this session's theorem matches simulation.
+        return EvalDimension(
+            name=name,
+            score=None,
+            weight=weight,
+            inputs={"experiment_status": result.status, "spec_source": "default"},
+            explanation="not applicable: the experiment fell back to the domain's default spec, not this theorem's bounds",
+        )
     parts: list[float] = []
     inputs: dict[str, object] = {"experiment_status": result.status}
     if result.bound_checks:

@@ -64,8 +64,9 @@ class ExperimentStage(Stage):
     produces = ("experiment_result",)
 
     def missing_inputs(self, ctx: AgentContext, spec: InputSpec) -> str | None:
-        if ctx.bus.get_theory_state() is None:
-            return "no theory state on the bus: the Theory stage has not produced one"
+        theory = ctx.bus.get_theory_state()
+        if theory is None or not theory.lemma_dag:
+            return "no formalized theorem to test: the Formalize stage produced no lemma DAG"
         return None
 
     async def run(self, ctx: AgentContext, spec: InputSpec, *, resume: bool = False) -> StageOutcome:

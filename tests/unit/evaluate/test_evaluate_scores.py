@@ -194,6 +194,15 @@ async def test_no_experiment_renormalises_the_weights(tmp_path: Path) -> None:
     assert report.dimensions[0].inputs["effective_weight"] == pytest.approx(0.35 / 0.85, abs=1e-6)
 
 
+async def test_default_spec_experiment_does_not_count_as_alignment(tmp_path: Path) -> None:
+    experiment = _experiment([True, True])
+    experiment.spec = {"source": "default"}
+    sdir = _session(tmp_path, _theory(ALL_FORMAL, "proved"), experiment=experiment, cite="")
+    report = await evaluate_session(sdir, load_settings(), None, embedder=FixedEmbedder())
+    alignment = next(d for d in report.dimensions if d.name == "experimental_alignment")
+    assert alignment.score is None and "default spec" in alignment.explanation
+
+
 async def test_custom_weights_from_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EVAL_WEIGHTS", "1,0,0,0,0")
     sdir = _session(tmp_path, _theory(ALL_FORMAL, "proved"), experiment=None, cite="")

@@ -151,7 +151,15 @@ async def test_auto_mode_without_simulator_or_claims_is_skipped(tmp_path):
 
 def test_missing_theory_state_is_reported(tmp_path):
     ctx = make_ctx(tmp_path, designer(SPEC), plugin=MABPlugin())
-    assert "no theory state" in ExperimentStage().missing_inputs(ctx, InputSpec(mode="prove", statement="x"))
+    assert "no formalized theorem" in ExperimentStage().missing_inputs(ctx, InputSpec(mode="prove", statement="x"))
+
+
+def test_unformalized_theorem_is_not_simulated(tmp_path):
+    from eurekaclaw.types.artifacts import TheoryState
+
+    ctx = make_ctx(tmp_path, designer(SPEC), plugin=MABPlugin())
+    ctx.bus.put_theory_state(TheoryState(informal_statement="UCB1 regret", status="pending"))
+    assert "no formalized theorem" in ExperimentStage().missing_inputs(ctx, InputSpec(mode="prove", statement="x"))
 
 
 async def test_resume_keeps_a_completed_result(tmp_path):
