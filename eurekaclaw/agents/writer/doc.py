@@ -243,7 +243,9 @@ def build_doc(
     proof: str | None = None
     if theory.status == "proved":
         root_record = theory.proven_lemmas.get(root_id) if root_id else None
-        proof = theory.assembled_proof or (root_record.proof if root_record else None)
+        # The lemmas and their proofs are typeset one by one, so the theorem's own proof is the
+        # root's checked proof; the assembled document would repeat all of them.
+        proof = root_record.proof if root_record else theory.assembled_proof
     used = [lvl for lvl in VERIFICATION_ORDER if lvl in set(levels)]
     return PaperDoc(
         prose=dict(prose),

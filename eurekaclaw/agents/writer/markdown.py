@@ -21,7 +21,21 @@ from eurekaclaw.templates import TEMPLATES_DIR
 
 _CITE = re.compile(r"\\cite([a-z]*)\*?(?:\[[^\]]*\])*\{([^}]*)\}")
 _REF = re.compile(r"\\(?:eq|auto|page)?ref\{([^}]*)\}")
-_UNESCAPE = {r"\%": "%", r"\&": "&", r"\#": "#", r"\_": "_", r"\{": "{", r"\}": "}"}
+# the escapes escape_text() writes, undone for Markdown (multi-character ones first)
+_UNESCAPE = {
+    r"\textasciicircum{}": "^",
+    r"\textasciitilde{}": "~",
+    r"\textbackslash{}": "\\",
+    r"\^{}": "^",
+    r"\~{}": "~",
+    r"\$": "$",
+    r"\%": "%",
+    r"\&": "&",
+    r"\#": "#",
+    r"\_": "_",
+    r"\{": "{",
+    r"\}": "}",
+}
 
 
 @lru_cache(maxsize=1)
@@ -61,9 +75,9 @@ class _Md:
 
         text = _CITE.sub(cite, text)
         text = _REF.sub(lambda m: self.label_names.get(m.group(1), m.group(1)), text)
+        text = re.sub(r"(?<!\\)~", " ", text)  # a tie is a space; an escaped tilde stays
         for tex, plain in _UNESCAPE.items():
             text = text.replace(tex, plain)
-        text = re.sub(r"(?<!\\)~", " ", text)
         return text.strip()
 
     def verbatim(self, text: str | None) -> str:

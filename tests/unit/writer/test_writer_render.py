@@ -30,7 +30,8 @@ def test_statements_and_proofs_are_verbatim() -> None:
     for lid in ("L1", "L2", "L3"):
         assert theory.lemma_dag[lid].statement in tex
         assert theory.proven_lemmas[lid].proof in tex
-    assert theory.assembled_proof in tex
+    root = theory.root_id()
+    assert root is not None and theory.proven_lemmas[root].proof in tex
     for assumption in theory.assumptions:
         assert assumption in tex
     # the theorem is a theorem, and its statement sits inside the theorem environment
@@ -204,3 +205,13 @@ def test_markdown_has_verbatim_statements_tags_and_references() -> None:
     assert "- [bubeck2012regret] Sébastien Bubeck" in md
     assert "### Unverified references" in md
     assert "Lemma L2 is the key step" in md
+
+
+def test_markdown_prose_shows_plain_characters_not_tex_escapes() -> None:
+    from eurekaclaw.agents.writer.escape import escape_text
+
+    theory = wh.theory()
+    prose = dict(wh.GOOD_PROSE)
+    prose["title"] = escape_text("Regret of x^2 ~ T_i with 50% & #1 {a} \\ b")
+    md = render_markdown(build_doc(theory, plan_citations(wh.bibliography()), None, prose))
+    assert md.splitlines()[0] == "# Regret of x^2 ~ T_i with 50% & #1 {a} \\ b"
