@@ -8,9 +8,16 @@ run their own validation and fallbacks, as they would with a weak model).
 
 from __future__ import annotations
 
+import os
+import time
 from typing import Any
 
 from pydantic import BaseModel
+
+# DEMO_DELAY_S slows every reply down, so a test can interrupt a run part-way
+DELAY_S = float(os.environ.get("DEMO_DELAY_S", "0"))
+# DEMO_GARBAGE=1 answers everything with unusable text, like a very weak model
+GARBAGE = os.environ.get("DEMO_GARBAGE") == "1"
 
 PLAN = {
     "formal_statement": r"For every $x \in \mathbb{R}$, $x^2 - 2x + 1 \ge 0$.",
@@ -81,6 +88,10 @@ def minimal(model: type[BaseModel]) -> dict[str, Any]:
 
 
 def respond(request: Any) -> Any:
+    if DELAY_S:
+        time.sleep(DELAY_S)
+    if GARBAGE:
+        return "I am not sure what you mean. " * 3
     name = request.output_name()
     if request.role == "formalizer" and name == "FormalPlan":
         return PLAN
