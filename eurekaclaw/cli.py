@@ -311,6 +311,9 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
         meta = session.load_meta()
         if meta is None:
             continue
+        if meta.status == "running" and session.running_pid() is None:
+            # the process died without a checkpointed stop (killed, crashed): resumable
+            meta.status = "interrupted"
         rows.append(meta)
     rows.sort(key=lambda m: m.created_at, reverse=True)
     if json_out:

@@ -125,7 +125,7 @@ def test_kill_during_theory_then_resume_from_the_cli(tmp_path: Path) -> None:
     prover_calls_before = sum(1 for e in read_jsonl(session_dir / "llm_log.jsonl") if e["request"]["role"] == "prover")
 
     listed = json.loads(cli("sessions", "--json", home=home, cwd=tmp_path).stdout)
-    assert listed[0]["status"] == "running"  # it died; resume must pick it up
+    assert listed[0]["status"] == "interrupted"  # it died without a clean stop; resume picks it up
     resumed = cli("resume", session_dir.name[:8], "--llm", f"scripted:{RESPONDER}", "--json", home=home, cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     result = json.loads(resumed.stdout)
