@@ -131,9 +131,12 @@ def _start_orchestrator(settings: Any, llm: str | None, as_json: bool) -> Any:
     orchestrator = MetaOrchestrator(settings, llm_override=llm, ui=RunUI())
     backend, name = orchestrator.prepare_backend()
     if name == "local":
+        label = getattr(backend, "display_name", backend.model_for("main"))
         err().print(
-            f"[yellow]Using the local model {backend.model_for('main')}: results are demonstration "
-            "quality. Configure Claude or an OpenAI-compatible server for real work (see README).[/]"
+            f"Using the local model {label}: results are demonstration quality, and its reviews do "
+            "not count as verification. Configure Claude or an OpenAI-compatible server for real "
+            "work (see README).",
+            style="yellow", markup=False, highlight=False,
         )
     return orchestrator
 

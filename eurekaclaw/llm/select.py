@@ -41,7 +41,10 @@ def choose_backend(settings: Settings, override: str | None = None) -> tuple[str
     if settings.openai_compat_base_url:
         return "openai_compat", None
     if local_available():
-        return "local", None
+        from eurekaclaw.llm.local_models import has_model
+
+        if has_model(settings):
+            return "local", None
     raise MissingConfigError(NO_BACKEND_MESSAGE)
 
 

@@ -64,8 +64,13 @@ def _backend_summary(settings: Settings) -> dict[str, Any]:
     elif name == "openai_compat":
         info.update(model=settings.openai_compat_model, base_url=settings.openai_compat_base_url)
     elif name == "local":
-        described = optional_call("eurekaclaw.llm.local_models", "describe_default_model")
-        info.update(model=str(settings.eurekaclaw_local_model or (described[0] if described else "?")))
+        from eurekaclaw.llm.local_models import resolve_model
+
+        try:
+            model_name, path = resolve_model(settings)
+            info.update(model=model_name, path=str(path))
+        except EurekaError as exc:
+            info.update(problem=exc.user_message())
     elif arg:
         info["argument"] = arg
     return info

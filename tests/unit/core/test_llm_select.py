@@ -20,7 +20,13 @@ def test_no_backend_configured_lists_the_three_ways(monkeypatch: pytest.MonkeyPa
 
 
 def test_selection_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    from eurekaclaw.llm import local_models
+
     monkeypatch.setattr(select, "local_available", lambda: True)
+    monkeypatch.setattr(local_models, "has_model", lambda settings: False)
+    with pytest.raises(MissingConfigError):  # the runtime alone is not a backend
+        select.choose_backend(load_settings())
+    monkeypatch.setattr(local_models, "has_model", lambda settings: True)
     assert select.choose_backend(load_settings())[0] == "local"
     monkeypatch.setenv("OPENAI_COMPAT_BASE_URL", "http://127.0.0.1:8000/v1")
     assert select.choose_backend(load_settings())[0] == "openai_compat"
