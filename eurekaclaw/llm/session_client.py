@@ -75,6 +75,12 @@ class SessionLLM:
     def backend_name(self) -> str:
         return self.backend.name
 
+    def review_counts(self) -> bool:
+        """Whether an LLM review from this backend counts as evidence (level `reviewed`);
+        backends that know their model is too weak say no."""
+        judge = getattr(self.backend, "review_counts_as_evidence", None)
+        return True if judge is None else bool(judge())
+
     def model_for(self, tier: str) -> str:
         return self.backend.model_for(tier)  # type: ignore[arg-type]
 

@@ -178,7 +178,14 @@ class LemmaWorker:
 
     def _record(self, lid: str, attempt: int, candidate: ProofAttempt, checks: list[CheckResult],
                 confidence: float, prover: Prover) -> None:
-        level = strongest_level(checks) or "reviewed"
+        level = strongest_level(checks)
+        if level is None:
+            if self.run.ctx.llm.review_counts():
+                level = "reviewed"
+            else:
+                level = "unverified"
+                self.run.note(f"lemma {lid}: the review came from a model too weak to count as "
+                              "evidence, so the lemma stays unverified")
         self.run.record_trace(lid, True, prover.tools_used)
         self.run.add_proof(
             ProofRecord(

@@ -256,3 +256,17 @@ async def test_cited_only_when_citation_verified(tmp_path):
     assert len(script.calls("prover", "K2")) == 1
     assert "weakest level: cited" in state.status_reason
     assert all(level_rank(r.verification_level) >= level_rank("cited") for r in state.proven_lemmas.values())
+
+
+async def test_a_review_by_a_model_too_weak_to_count_leaves_lemmas_unverified(tmp_path):
+    script = Script().on("formalizer", None, five_lemma_plan())
+    ctx, backend, _ = make_ctx(tmp_path, script)
+    # the backend reports (as the local backend does for a tiny model) that its review is no evidence
+    backend.review_counts_as_evidence = lambda: False
+    await FormalizeStage().run(ctx, SPEC)
+    out = await TheoryStage().run(ctx, SPEC)
+    state = ctx.bus.get_theory_state()
+    assert {r.verification_level for r in state.proven_lemmas.values()} == {"unverified"}
+    assert state.status == "abandoned" and "below level 'cited'" in state.status_reason
+    assert out.status == "partial"
+    assert any("too weak to count as evidence" in n for n in state.notes)
