@@ -137,3 +137,38 @@ def test_kill_during_theory_then_resume_from_the_cli(tmp_path: Path) -> None:
         e["request"]["lemma_id"] for e in read_jsonl(session_dir / "llm_log.jsonl") if e["request"]["role"] == "prover"
     ][prover_calls_before:]
     assert "L1" not in prover_lemmas_after
+
+
+def test_human_gate_stops_on_no_and_continues_on_end_of_input(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    args = ["-m", "eurekaclaw", "prove", STATEMENT, "--llm", f"scripted:{RESPONDER}", "--gate", "human", "--json"]
+    # answer yes once (before formalize), then no (before theory)
+    proc = subprocess.run([sys.executable, *args, "-o", str(tmp_path / "a")], input="y\nn\n", capture_output=True,
+                          text=True, env=cli_env(home), cwd=tmp_path, timeout=300)
+    assert proc.returncode == 130, proc.stderr
+    assert "resume" in proc.stderr
+    listed = json.loads(cli("sessions", "--json", home=home, cwd=tmp_path).stdout)
+    assert listed[0]["status"] == "paused"
+    session = home / "runs" / listed[0]["session_id"]
+    pipeline = {s["name"]: s["status"] for s in read_json(session / "pipeline.json")["stages"]}
+    assert pipeline["formalize"] == "completed" and pipeline["theory"] == "pending"
+
+    # with no more input, every gate counts as "continue"
+    resumed = subprocess.run(
+        [sys.executable, "-m", "eurekaclaw", "resume", listed[0]["session_id"], "--llm", f"scripted:{RESPONDER}", "--json"],
+        input="", capture_output=True, text=True, env=cli_env(home, GATE_MODE="human"), cwd=tmp_path, timeout=300,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["theory_status"] == "proved"
+
+
+def test_doctor_reports_tools_and_checkers_without_network(tmp_path: Path) -> None:
+    proc = cli("doctor", "--json", home=tmp_path / "home", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    names = {t["name"]: t for t in report["tools"]}
+    assert {"coqc", "latexmk", "lean", "llama_cpp", "z3"} <= set(names)
+    assert names["z3"]["available"] is True
+    checkers = {c["name"] for c in report["checkers"]}
+    assert {"falsifier", "z3", "coqc"} <= checkers
+    assert "online" not in report
