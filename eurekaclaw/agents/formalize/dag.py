@@ -79,6 +79,12 @@ def structural_problems(lemmas: list[LemmaNode]) -> list[str]:
     return problems
 
 
+def unused_lemmas(lemmas: list[LemmaNode]) -> list[str]:
+    """Lemmas no other lemma depends on (the candidates for the main theorem), in plan order."""
+    used = {dep for lm in lemmas for dep in lm.dependencies}
+    return [lm.id for lm in lemmas if lm.id not in used]
+
+
 def root_of(dag: Mapping[str, LemmaNode]) -> str | None:
     roots = [lid for lid, lm in dag.items() if lm.is_root]
     return roots[0] if len(roots) == 1 else None

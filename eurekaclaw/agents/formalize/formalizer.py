@@ -12,8 +12,14 @@ from pydantic import BaseModel
 
 from eurekaclaw.agents.base import BaseAgent
 from eurekaclaw.agents.formalize.claims import to_claim
-from eurekaclaw.agents.formalize.dag import active_ids, root_of, structural_problems
-from eurekaclaw.agents.formalize.models import ClaimFixes, FormalPlan, Replan
+from eurekaclaw.agents.formalize.dag import (
+    active_ids,
+    find_cycle,
+    root_of,
+    structural_problems,
+    unused_lemmas,
+)
+from eurekaclaw.agents.formalize.models import ClaimFixes, FormalPlan, LemmaOut, Replan
 from eurekaclaw.agents.formalize.surgery import Surgery, merge_replan
 from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.llm.types import LLMRequest, Message
@@ -35,6 +41,33 @@ class Formalization:
     plan: FormalPlan
     lemmas: dict[str, LemmaNode]
     notes: list[str] = field(default_factory=list)
+
+
+MAIN_ID = "main"
+
+
+def designate_root(plan: FormalPlan, statement: str, notes: list[str]) -> None:
+    """When no lemma is marked as the main theorem, the main theorem is still known: it is the
+    formal statement. Mark the one lemma nothing depends on, or add the theorem on top of
+    several. Several lemmas marked as root stay an error for the model to repair."""
+    if not plan.lemmas or any(lo.is_root for lo in plan.lemmas):
+        return
+    nodes = [lo.to_node() for lo in plan.lemmas]
+    if find_cycle({n.id: n for n in nodes}):
+        return  # the cycle is the real problem; the repair round names it
+    tops = unused_lemmas(nodes)
+    if len(tops) == 1:
+        next(lo for lo in plan.lemmas if lo.id == tops[0]).is_root = True
+        notes.append(f"no lemma was marked as the main theorem; {tops[0]} (which nothing depends on) is")
+        return
+    root_id = MAIN_ID
+    while any(lo.id == root_id for lo in plan.lemmas):
+        root_id += "_"
+    plan.lemmas.append(
+        LemmaOut(id=root_id, statement=plan.formal_statement.strip() or statement,
+                 informal="the main theorem", dependencies=tops, is_root=True)
+    )
+    notes.append(f"no lemma was marked as the main theorem; added {root_id} on top of {', '.join(tops)}")
 
 
 def _follow_up(request: LLMRequest, answer: BaseModel, text: str) -> LLMRequest:
@@ -79,15 +112,17 @@ class Formalizer(BaseAgent):
             memory_hints=memory_hints,
         )
         plan = await self._ask(request, FormalPlan, "formal plan")
+        notes: list[str] = []
+        designate_root(plan, statement, notes)
         problems = structural_problems([lo.to_node() for lo in plan.lemmas])
         if problems:
             self.log("plan has structural problems; asking once for a repair", problems=problems)
             repair = _follow_up(request, plan, render_prompt("formalize_repair", problems=problems))
             plan = await self._ask(repair, FormalPlan, "repaired formal plan")
+            designate_root(plan, statement, notes)
             problems = structural_problems([lo.to_node() for lo in plan.lemmas])
             if problems:
                 raise PlanRejected("the proof plan is not a valid lemma DAG: " + "; ".join(problems))
-        notes: list[str] = []
         lemmas = await self._attach_claims(request, plan, notes)
         root = root_of(lemmas)
         assert root is not None  # structural_problems guarantees exactly one

@@ -65,6 +65,35 @@ async def test_structural_problems_named(tmp_path):
         assert fragment in out.reason
 
 
+async def test_unmarked_root_is_the_one_lemma_nothing_depends_on(tmp_path):
+    script = Script().on("formalizer", None, plan(lem("A"), lem("B", ["A"]), lem("T", ["B"])))
+    ctx, _, _ = make_ctx(tmp_path, script)
+    out = await FormalizeStage().run(ctx, SPEC)
+    assert out.status == "completed"
+    state = ctx.bus.get_theory_state()
+    assert state.root_id() == "T"
+    assert len(script.calls("formalizer")) == 1  # fixed without a repair round
+    assert any("T (which nothing depends on)" in n for n in state.notes)
+
+
+async def test_unmarked_root_over_several_tops_becomes_the_formal_statement(tmp_path):
+    script = Script().on("formalizer", None, plan(lem("A"), lem("B"), lem("C", ["A"])))
+    ctx, _, _ = make_ctx(tmp_path, script)
+    out = await FormalizeStage().run(ctx, SPEC)
+    assert out.status == "completed"
+    state = ctx.bus.get_theory_state()
+    root = state.lemma_dag[state.root_id()]
+    assert root.id == "main" and root.statement == "\\forall x>0: x + 1/x \\ge 2"
+    assert sorted(root.dependencies) == ["B", "C"]
+
+
+async def test_two_roots_still_go_back_to_the_model(tmp_path):
+    script = Script().on("formalizer", None, plan(lem("A", root=True), lem("B", root=True)), GOOD)
+    ctx, _, _ = make_ctx(tmp_path, script)
+    assert (await FormalizeStage().run(ctx, SPEC)).status == "completed"
+    assert len(script.calls("formalizer")) == 2
+
+
 async def test_unreadable_plan_fails_cleanly(tmp_path):
     script = Script().on("formalizer", None, "no json here")
     ctx, _, _ = make_ctx(tmp_path, script)
