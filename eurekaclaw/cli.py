@@ -138,6 +138,10 @@ def _start_orchestrator(settings: Any, llm: str | None, as_json: bool) -> Any:
             "work (see README).",
             style="yellow", markup=False, highlight=False,
         )
+    if orchestrator.profile_overrides:
+        shown = ", ".join(f"{k.upper()}={v}" for k, v in orchestrator.profile_overrides.items())
+        err().print(f"Demonstration settings (set them yourself to override): {shown}",
+                    style="yellow", markup=False, highlight=False)
     return orchestrator
 
 

@@ -48,7 +48,7 @@ class Settings(BaseSettings):
     openai_compat_structured: OpenAIStructured = "json_schema"
     eurekaclaw_local_model: Path | None = None
     local_threads: int = Field(default=0, ge=0, le=256)
-    local_context: int = Field(default=8192, ge=512, le=1_048_576)
+    local_context: int = Field(default=4096, ge=512, le=1_048_576)
     llm_max_retries: int = Field(default=4, ge=0, le=20)
     llm_outer_retries: int = Field(default=6, ge=0, le=100)
     llm_retry_base_s: float = Field(default=10.0, ge=0.0, le=3600.0)

@@ -342,6 +342,19 @@ class LocalBackend:
     def model_for(self, tier: ModelTier) -> str:
         return f"local:{self.model_path.stem}"
 
+    def demonstration_profile(self) -> dict[str, Any]:
+        """Setting overrides that let a session on a small model finish in minutes: one attempt
+        per lemma, no stage retries, one lemma at a time (the single model serialises calls
+        anyway). Empty for a model large enough to do real work. Settings the user set explicitly win."""
+        if self.review_counts_as_evidence():
+            return {}
+        return {
+            "theory_max_iterations": 1,
+            "stage_max_retries": 0,
+            "theory_concurrency": 1,
+            "theory_max_replans": 0,
+        }
+
     def review_counts_as_evidence(self) -> bool:
         """Whether this model's proof review may raise a lemma to level `reviewed`. A review
         by a small local model is no evidence, so its lemmas stay `unverified` unless a

@@ -67,6 +67,8 @@ class MetaOrchestrator:
         self.ui = ui or RunUI(live=False, quiet=True)
         self._plugins = plugins
         self._pause_flag = False
+        self.profile_overrides: dict[str, Any] = {}
+        self._profile_checked = False
 
     # ------------------------------------------------------------------------------------------
     # entry points
@@ -75,6 +77,8 @@ class MetaOrchestrator:
         """Choose and build the LLM backend before any session is created, so a missing
         configuration fails fast (exit 3) without leaving an empty session behind."""
         if self._backend is not None:
+            if not self._profile_checked:
+                self._apply_profile(self._backend)
             return self._backend, self._backend.name
         name, arg = choose_backend(self.settings, self.llm_override)
         replay_log = None
@@ -82,7 +86,19 @@ class MetaOrchestrator:
             source = self.workspace.resolve(arg or "")
             replay_log = source.file(SessionDir.LLM_LOG)
         self._backend = build_backend(self.settings, name, arg, replay_log)
+        self._apply_profile(self._backend)
         return self._backend, name
+
+    def _apply_profile(self, backend: LLMClient) -> None:
+        """A backend too weak for real work (a small local model) asks for settings that let a
+        session finish in minutes; anything the user set explicitly is kept."""
+        profile = getattr(backend, "demonstration_profile", None)
+        overrides = {k: v for k, v in (profile() if callable(profile) else {}).items()
+                     if k not in self.settings.model_fields_set}
+        if overrides:
+            self.settings = self.settings.model_copy(update=overrides)
+        self.profile_overrides = overrides
+        self._profile_checked = True
 
     async def run(self, spec: InputSpec) -> ResearchOutput:
         backend, backend_name = self.prepare_backend()
@@ -105,7 +121,8 @@ class MetaOrchestrator:
         bus = KnowledgeBus(session.session_id, session.path)
         bus.put("input_spec", spec)
         bus.put_pipeline(self._initial_pipeline())
-        session.event("session_started", mode=spec.mode, domain=domain, backend=backend_name)
+        session.event("session_started", mode=spec.mode, domain=domain, backend=backend_name,
+                      settings_profile=self.profile_overrides)
         return await self._drive(session, meta, bus, spec, plugins, resume=False)
 
     async def resume(self, session: SessionDir, *, budget_usd: float | None = None) -> ResearchOutput:

@@ -195,3 +195,17 @@ async def test_a_failure_that_cannot_improve_is_not_retried() -> None:
     result = await _orch(_stages(survey=stage), stage_max_retries=3).run(SPEC)
     rec = next(r for r in result.stages if r.name == "survey")
     assert rec.status == "failed" and rec.attempts == 1 and stage.runs == 1
+
+
+class WeakBackend(ScriptedBackend):
+    def demonstration_profile(self):
+        return {"theory_max_iterations": 1, "stage_max_retries": 0}
+
+
+async def test_a_weak_backend_profile_applies_except_where_the_user_chose(monkeypatch) -> None:
+    monkeypatch.setenv("STAGE_MAX_RETRIES", "3")
+    orch = _orch(_stages(survey=CountingStage("survey")), backend=WeakBackend(responder=lambda r: "ok"))
+    orch.prepare_backend()
+    assert orch.settings.theory_max_iterations == 1
+    assert orch.settings.stage_max_retries == 3
+    assert orch.profile_overrides == {"theory_max_iterations": 1}

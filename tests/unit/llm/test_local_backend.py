@@ -493,3 +493,14 @@ def test_review_by_a_small_local_model_is_not_evidence(
     backend = lb.LocalBackend(load_settings())
     assert backend.review_counts_as_evidence() is counts
     assert SessionLLM(backend, UsageLedger(None)).review_counts() is counts
+
+
+def test_a_small_model_asks_for_the_demonstration_profile(monkeypatch: pytest.MonkeyPatch, model_file: Path) -> None:
+    for params, expect_profile in ((135_000_000, True), (8_000_000_000, False)):
+        llama = make_fake_llama(params=params)
+        monkeypatch.setattr(lb, "llama_cpp_api", lambda llama=llama: fake_api(llama))
+        monkeypatch.setattr(lb, "_MODELS", {})
+        profile = lb.LocalBackend(load_settings()).demonstration_profile()
+        assert bool(profile) is expect_profile
+        if profile:
+            assert profile["theory_max_iterations"] == 1 and profile["theory_concurrency"] == 1
