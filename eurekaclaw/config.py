@@ -67,6 +67,7 @@ class Settings(BaseSettings):
     theory_pipeline: TheoryPipeline = "default"
     theory_concurrency: int = Field(default=4, ge=1, le=64)
     theory_max_replans: int = Field(default=2, ge=0, le=10)
+    theory_fail_fast: bool = False  # stop starting lemmas once one has failed for good
     stagnation_window: int = Field(default=3, ge=2, le=50)
     experiment_mode: ExperimentMode = "auto"
     latex_timeout_s: float = Field(default=180.0, gt=0.0, le=3600.0)  # per paper compilation

@@ -353,6 +353,7 @@ class LocalBackend:
             "stage_max_retries": 0,
             "theory_concurrency": 1,
             "theory_max_replans": 0,
+            "theory_fail_fast": True,
         }
 
     def review_counts_as_evidence(self) -> bool:

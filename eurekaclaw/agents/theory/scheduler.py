@@ -46,16 +46,23 @@ class Scheduler:
             self.tasks[asyncio.create_task(self._one(lid), name=f"lemma:{lid}")] = lid
 
     async def run_all(self) -> None:
+        launching = True
         try:
             while self.run.state.status != "refuted":
-                self._launch()
+                if launching:
+                    self._launch()
                 if not self.tasks:
                     return
                 done, _ = await asyncio.wait(self.tasks, return_when=asyncio.FIRST_COMPLETED)
                 for task in done:
                     lid = self.tasks.pop(task)
                     self.run.in_flight.discard(lid)
-                    task.result()  # a budget stop or a crash in a lemma stops the run
+                    outcome = task.result()  # a budget stop or a crash in a lemma stops the run
+                    if outcome == "failed" and launching and self.run.settings.theory_fail_fast:
+                        # the theorem can no longer be proved in this run: finish what is in
+                        # flight, start nothing new
+                        launching = False
+                        self.run.note(f"lemma {lid} failed; THEORY_FAIL_FAST: no further lemma started")
         finally:
             await self._stop_all()
 

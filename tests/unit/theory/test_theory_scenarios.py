@@ -270,3 +270,23 @@ async def test_a_review_by_a_model_too_weak_to_count_leaves_lemmas_unverified(tm
     assert state.status == "abandoned" and "below level 'cited'" in state.status_reason
     assert out.status == "partial"
     assert any("too weak to count as evidence" in n for n in state.notes)
+
+
+async def test_fail_fast_starts_no_lemma_after_one_fails_for_good(tmp_path):
+    script = Script().on("verifier", "A", fail("gap"))
+    ctx, _, _ = make_ctx(tmp_path, script, theory_max_iterations=1, theory_concurrency=1, theory_fail_fast=True)
+    # A goes first (longest chain above it); B, C are independent and would be tried without fail-fast
+    put_state(ctx, lemma("A"), lemma("A2", "A"), lemma("B"), lemma("C"), lemma("T", "A2", "B", "C", root=True))
+    out = await TheoryStage().run(ctx, SPEC)
+    state = ctx.bus.get_theory_state()
+    assert out.status == "partial" and state.status == "abandoned"
+    assert [lid for role, lid, _ in script.log if role == "prover"] == ["A"]
+    assert state.proven_lemmas == {}
+    assert any("THEORY_FAIL_FAST" in n for n in state.notes)
+
+    # without it the independent lemmas are still proved, for a richer partial result
+    script2 = Script().on("verifier", "A", fail("gap"))
+    ctx2, _, _ = make_ctx(tmp_path / "b", script2, theory_max_iterations=1, theory_concurrency=1)
+    put_state(ctx2, lemma("A"), lemma("A2", "A"), lemma("B"), lemma("C"), lemma("T", "A2", "B", "C", root=True))
+    await TheoryStage().run(ctx2, SPEC)
+    assert set(ctx2.bus.get_theory_state().proven_lemmas) == {"B", "C"}
