@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from eurekaclaw.errors import BadInputError
@@ -24,16 +23,17 @@ def clean_statement(statement: str, what: str = "statement") -> str:
 
 
 def check_output_dir(output: str | None) -> str:
-    """The output directory template ('{session_id}' is filled in later); it must be writable."""
+    """The output directory template ('{session_id}' is filled in later). It must be creatable
+    and writable; nothing is created here, so a rejected command leaves no trace."""
     template = output or os.path.join("results", "{session_id}")
-    probe_dir = Path(template.replace("{session_id}", "")).expanduser()
-    # the nearest existing ancestor must let us create the directory and write in it
-    try:
-        probe_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=probe_dir, prefix=".eurekaclaw-probe-"):
-            pass
-    except OSError as exc:
-        raise BadInputError(f"output directory {probe_dir} cannot be written: {exc.strerror or exc}") from None
+    target = Path(template.replace("{session_id}", "")).expanduser().absolute()
+    probe = target
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        raise BadInputError(f"output directory {target} cannot be written: {probe} is not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise BadInputError(f"output directory {target} cannot be written: no write permission on {probe}")
     return str(Path(template).expanduser())
 
 

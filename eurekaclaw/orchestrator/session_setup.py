@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -117,8 +118,6 @@ def build_context(
 
 def copy_outputs(session: SessionDir, output_dir: Path) -> list[str]:
     """Copy the session's user-facing artefacts to the --output directory."""
-    import shutil
-
     output_dir.mkdir(parents=True, exist_ok=True)
     copied = []
     wanted_suffixes = {".tex", ".md", ".bib", ".pdf", ".csv", ".json"}

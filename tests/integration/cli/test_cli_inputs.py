@@ -78,7 +78,7 @@ def test_unwritable_output_directory(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     proc = run_cli("prove", "x >= 0", "--output", str(blocker / "out"), home=tmp_path, cwd=tmp_path)
-    assert_one_line_error(proc, 2, "cannot be written")
+    assert_one_line_error(proc, 2, "cannot be written", "not a directory")
     assert no_sessions(tmp_path)
 
 
@@ -119,3 +119,9 @@ def test_help_lists_every_command(tmp_path: Path) -> None:
     assert proc.returncode == 0
     for command in ("prove", "from-papers", "explore", "eval-session", "install-skills", "sessions", "pause", "resume", "doctor"):
         assert command in proc.stdout
+
+
+def test_a_rejected_command_creates_no_results_directory(tmp_path: Path) -> None:
+    proc = run_cli("prove", "x >= 0", "--llm", "gpt9", home=tmp_path / "home", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert not (tmp_path / "results").exists()
