@@ -112,6 +112,7 @@ async def test_malformed_spec_falls_back_to_the_default(tmp_path):
     outcome = await ExperimentStage().run(ctx, InputSpec(mode="prove", statement="x"))
     result = ctx.bus.get_experiment_result()
     assert outcome.status == "completed" and result.status == "completed"
+    assert outcome.summary.startswith("default spec, not this theorem's bounds")
     assert result.spec["source"] == "default" and result.spec["instances"][0]["name"] == "level1"
     assert any("default spec used" in n and "schema" in n for n in result.notes)
     assert len(llm.calls) == 2  # the reply and its one schema repair
