@@ -86,12 +86,19 @@ class CheckResult(Model):
 
 
 class Counterexample(Model):
+    """A point (or, from the Experiment stage, a simulated instance) where a statement fails.
+
+    `statement` and `claim` keep what was refuted, so a re-plan, its prover and its reviewer can
+    be shown it and every later claim can be re-checked at `assignment`."""
+
     lemma_id: str
     assignment: dict[str, Any] = Field(default_factory=dict)
     description: str = ""
     checker: str = ""
     confirmed: bool = False
     violation: float | None = None
+    statement: str = ""
+    claim: Claim | None = None
     found_at: datetime = Field(default_factory=utcnow)
 
 
@@ -101,7 +108,12 @@ class Counterexample(Model):
 
 Provenance = Literal["known", "adapted", "new"]
 LemmaStatus = Literal["pending", "in_progress", "proved", "failed", "refuted"]
-TheoryStatus = Literal["pending", "in_progress", "proved", "refuted", "abandoned"]
+# contradicted: an experiment violated a bound the theorem claims (beyond its statistical
+# tolerance), so the theorem cannot stand as proved whatever its lemmas' levels say.
+TheoryStatus = Literal["pending", "in_progress", "proved", "refuted", "contradicted", "abandoned"]
+# How a lemma's displayed statement came about: "claim" = rendered by code from its claim, so the
+# reader sees exactly what a checker checked; "prose" = the model's LaTeX, which may say more.
+StatementSource = Literal["prose", "claim"]
 ErrorCategory = Literal[
     "gap",
     "invalid_step",
@@ -145,6 +157,10 @@ class LemmaNode(Model):
     is_root: bool = False
     status: LemmaStatus = "pending"
     parent: str | None = None  # set when the lemma was split out of another one
+    statement_source: StatementSource = "prose"
+    prose: str = ""  # the model's own statement when `statement` was rendered from the claim
+    claim_flags: list[str] = Field(default_factory=list)  # why the claim earns no mechanical level
+    replaces: str | None = None  # the refuted lemma this one stands in for after a re-plan
 
 
 class SelfAssessment(Model):
@@ -162,6 +178,13 @@ class ProofRecord(Model):
     self_assessment: SelfAssessment | None = None
     review_confidence: float | None = None
     formal_proof: str | None = None
+    # Who reviewed: "<backend>:<model>"; self_review when that is the model that wrote the proof.
+    reviewer: str = ""
+    self_review: bool = False
+    # Mechanical evidence that did not set the level (the claim was checked, but the lemma's
+    # statement says more than its claim, or the claim was flagged as trivial).
+    supporting: list[str] = Field(default_factory=list)
+    level_note: str = ""
     created_at: datetime = Field(default_factory=utcnow)
 
 
@@ -194,12 +217,20 @@ class TheoryState(Artifact):
     replans: int = 0
     notes: list[str] = Field(default_factory=list)  # what the engine changed or dropped, and why
     formalized_dag: dict[str, LemmaNode] = Field(default_factory=dict)  # the DAG a fresh theory run restarts from
+    # Reasons the theorem's level is capped at "unverified" whatever its lemmas reached (e.g. a
+    # refuted lemma was replaced by one without a claim). Non-empty blocks "proved".
+    level_cap_reasons: list[str] = Field(default_factory=list)
+    # Bound checks of the Experiment stage that the theorem's claims failed (status contradicted).
+    contradictions: list[str] = Field(default_factory=list)
+    contradiction_replans: int = 0
 
     def root_id(self) -> str | None:
         roots = [n.id for n in self.lemma_dag.values() if n.is_root]
         return roots[0] if len(roots) == 1 else None
 
     def weakest_level(self) -> VerificationLevel:
+        if self.level_cap_reasons:
+            return "unverified"
         return weakest_level([r.verification_level for r in self.proven_lemmas.values()])
 
 
@@ -283,6 +314,9 @@ class BoundCheck(Model):
     theoretical: float
     held: bool
     margin: float | None = None
+    # True when the bound comes from the theorem itself (not the domain's default spec), so a
+    # failure is evidence against the theorem.
+    from_theorem: bool = False
 
 
 class ExperimentResult(Artifact):
@@ -296,6 +330,9 @@ class ExperimentResult(Artifact):
     alignment_score: float | None = None
     plot_csv: str | None = None  # file name inside the session directory
     notes: list[str] = Field(default_factory=list)
+    # One line per bound of the theorem that the simulation violated beyond its statistical
+    # tolerance (the 99% one-sided limit): evidence that blocks "proved".
+    violations: list[str] = Field(default_factory=list)
 
 
 class PaperOutput(Artifact):
