@@ -11,6 +11,10 @@ with the precedence of **), unary minus, calls to the functions in FUNCTIONS, co
 
 A relation evaluates to 1.0 (true), 0.0 (false) or nan (undefined: a side is not finite, e.g.
 the square root of a negative number), so callers can tell "false" from "not defined here".
+Sides are compared with the tolerance the numeric falsifier uses, ATOL + RTOL (|lhs| + |rhs|):
+`==`, `<=` and `>=` hold when the sides are equal up to it (float rounding at equality is no
+violation), and a strict relation or `!=` whose sides are that close is nan, because floating
+point cannot tell equal from almost equal there.
 """
 
 from __future__ import annotations
@@ -64,21 +68,33 @@ _BINOPS: dict[type, Callable[[Value, Value], Value]] = {
     ast.Div: np.divide,
     ast.Pow: np.power,
 }
-_CMPOPS: dict[type, Callable[[Value, Value], Value]] = {
-    ast.Lt: np.less,
-    ast.LtE: np.less_equal,
-    ast.Gt: np.greater,
-    ast.GtE: np.greater_equal,
-    ast.Eq: np.equal,
-    ast.NotEq: np.not_equal,
+# Comparison -> (difference that is >= 0 when it holds, strict). For == and != the difference
+# is -|lhs - rhs| and |lhs - rhs|.
+_CMPOPS: dict[type, tuple[Callable[[Value, Value], Value], bool]] = {
+    ast.Lt: (lambda a, b: b - a, True),
+    ast.LtE: (lambda a, b: b - a, False),
+    ast.Gt: (lambda a, b: a - b, True),
+    ast.GtE: (lambda a, b: a - b, False),
+    ast.Eq: (lambda a, b: -np.abs(a - b), False),
+    ast.NotEq: (lambda a, b: np.abs(a - b), True),
 }
+# The numeric falsifier's tolerance (verify/falsifier.py), so both say the same about a claim.
+ATOL = 1e-9
+RTOL = 1e-9
 # "^" becomes "**" before parsing: as a Python operator it would bind looser than "+".
 _REPLACE = {"^": "**", "≤": "<=", "≥": ">=", "−": "-", "·": "*", "×": "*", "π": "pi"}
 
 
-def _truth_value(op: Callable[[Value, Value], Value], a: Value, b: Value) -> Value:
+def _truth_value(op: tuple[Callable[[Value, Value], Value], bool], a: Value, b: Value) -> Value:
+    difference, strict = op
     defined = np.isfinite(a) & np.isfinite(b)
-    return np.where(defined, op(a, b).astype(np.float64), np.nan)
+    d = difference(a, b)
+    tol = ATOL + RTOL * (np.abs(a) + np.abs(b))
+    if strict:
+        truth = np.where(d > tol, 1.0, np.where(d < -tol, 0.0, np.nan))
+    else:
+        truth = np.where(d >= -tol, 1.0, 0.0)
+    return np.where(defined, truth, np.nan)
 
 
 def _and(x: Value, y: Value) -> Value:

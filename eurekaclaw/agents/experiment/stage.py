@@ -10,6 +10,12 @@ and checks.py compares the curves with the bounds. Other domains: lemma claims g
 violation rate by sampling, and when the code sandbox has real isolation (tools/code_exec.py,
 mode other than "none") the designer may write a small program whose JSON output is checked the
 same way; without isolation, model-written code is not run and the reason is recorded.
+
+Evidence: bound checks of the theorem's own bounds (the designer's spec or the model's code;
+not the domain's default spec, used when the designer's was unusable) carry from_theorem=True.
+Those that failed the 99% one-sided test are summarised in result.violations, one line per bound
+and series (violations.py), and named in the summary and the events; the orchestrator turns
+violations.worst_violation(result) into a Counterexample for a re-plan.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from eurekaclaw.agents.experiment.claims import violation_rate
 from eurekaclaw.agents.experiment.designer import CodeExperiment, ExperimentDesigner
 from eurekaclaw.agents.experiment.expr import Compiled, ExpressionError, compile_expression
 from eurekaclaw.agents.experiment.report import CSV_NAME, SimulationReport, csv_rows, render_csv
+from eurekaclaw.agents.experiment.violations import checked_metadata, violation_lines
 from eurekaclaw.agents.stage import Stage, StageOutcome
 from eurekaclaw.store.files import atomic_write_text
 from eurekaclaw.tools import code_exec
@@ -40,6 +47,7 @@ log = logging.getLogger(__name__)
 MAX_SIMULATION_SECONDS = 900.0
 CODE_CPU_SECONDS = 120
 CODE_MEMORY_MB = 2048
+MAX_VIOLATION_EVENTS = 10  # the result keeps every line; the event stream only the worst
 
 
 def experiment_backend(ctx: AgentContext) -> Any | None:
@@ -209,10 +217,24 @@ class ExperimentStage(Stage):
 
     def _check(self, ctx: AgentContext, report: SimulationReport, result: ExperimentResult) -> None:
         found = run_checks(report, self._compile(report, result))
+        # The default spec tests the domain's reference bound, not this theorem: its failures
+        # are no evidence against the theorem.
+        from_theorem = result.spec.get("source") != "default"
+        # A named literature bound the designer added for comparison (`known`, tied to no
+        # lemma) is not the theorem's claim either: on an instance outside its hypotheses it
+        # may fail while the theorem holds.
+        reference = {b.get("name") for b in result.spec.get("bounds", []) or []
+                     if isinstance(b, dict) and b.get("known") and not b.get("lemma_id")}
+        for check in found["bound_checks"]:
+            check.from_theorem = from_theorem and check.name.split("@", 1)[0] not in reference
+        for fit in found["rate_fits"]:
+            fit["from_theorem"] = from_theorem and str(fit.get("bound", "")) not in reference
         result.bound_checks = found["bound_checks"]
         result.rate_fits = found["rate_fits"]
         result.claim_violation_rates.update(found["lemma_rates"])
         result.notes.extend(found["notes"])
+        result.spec["checked"] = checked_metadata(report)
+        result.violations = violation_lines(result)
         text = render_csv(csv_rows(report, found["curves"]))
         if ctx.session is not None:
             atomic_write_text(ctx.session.path / CSV_NAME, text)
@@ -221,7 +243,9 @@ class ExperimentStage(Stage):
             result.notes.append("no session directory: plot data not saved")
         held = sum(c.held for c in result.bound_checks)
         ctx.events("experiment", phase="checked", bound_checks=len(result.bound_checks), held=held,
-                   rate_fits=len(result.rate_fits))
+                   rate_fits=len(result.rate_fits), violations=len(result.violations))
+        for line in result.violations[:MAX_VIOLATION_EVENTS]:
+            ctx.events("experiment", phase="violation", detail=line)
 
     @staticmethod
     def _claims(theory: TheoryState, result: ExperimentResult) -> None:
@@ -244,13 +268,22 @@ class ExperimentStage(Stage):
                 result.reason = "nothing could be checked numerically: " + ("; ".join(result.notes[-2:]) or "no data")
         elif checked:
             result.notes.append(f"simulation failed ({result.reason}); claim sampling results kept")
-        result.alignment_score = alignment_score(result.bound_checks, result.rate_fits, result.claim_violation_rates)
+        # Alignment with the theorem: checks of the domain's default spec say nothing about it.
+        result.alignment_score = alignment_score(
+            [c for c in result.bound_checks if c.from_theorem],
+            [f for f in result.rate_fits if f.get("from_theorem")],
+            result.claim_violation_rates,
+        )
         ctx.bus.put_experiment_result(result)
-        ctx.events("experiment", phase="done", status=result.status, alignment=result.alignment_score)
+        n_violated = len(result.violations)
+        ctx.events("experiment", phase="done", status=result.status, alignment=result.alignment_score,
+                   violations=n_violated)
         held = sum(c.held for c in result.bound_checks)
         summary = (f"{held}/{len(result.bound_checks)} bound checks held, "
                    f"{sum(bool(f['consistent']) for f in result.rate_fits)}/{len(result.rate_fits)} rate fits consistent, "
                    f"alignment {result.alignment_score if result.alignment_score is not None else 'n/a'}")
+        if n_violated:
+            summary = f"{n_violated} theorem bound{'s' if n_violated != 1 else ''} violated; " + summary
         if result.spec.get("source") == "default":
             # the designer's spec was unusable: these checks test the domain's reference bound
             summary = "default spec, not this theorem's bounds: " + summary

@@ -239,3 +239,76 @@ async def test_designer_execute_reports_the_spec(tmp_path):
     result = await ExperimentDesigner(ctx).execute(Task(stage="experiment"))
     assert result.success and result.outputs["source"] == "designer"
     assert result.outputs["spec"]["instances"][0]["name"] == "easy"
+
+
+FALSE_SPEC = {
+    "rationale": "the claimed bound: UCB1 regret at most sum_i ln T / (100 Delta_i)",
+    "instances": [{"name": "easy", "family": "bernoulli", "means": [0.9, 0.8, 0.6]}],
+    "policies": [{"name": "ucb1"}],
+    "horizons": [200, 1000, 3000],
+    "repetitions": 30,
+    "seed": 3,
+    "bounds": [{"name": "thm", "expression": "log(T)*sum_inv_gap/100", "policies": ["ucb1"], "lemma_id": "L2"}],
+}
+
+
+async def test_a_violated_theorem_bound_is_reported_as_evidence(tmp_path):
+    from eurekaclaw.agents.experiment.violations import worst_violation
+
+    events = []
+    ctx = make_ctx(tmp_path, designer(FALSE_SPEC), plugin=MABPlugin(), events=lambda kind, **data: events.append(data))
+    ctx.bus.put_theory_state(theory())
+    outcome = await ExperimentStage().run(ctx, InputSpec(mode="prove", statement="x"))
+    result = ctx.bus.get_experiment_result()
+    assert outcome.status == "completed" and outcome.summary.startswith("1 theorem bound violated; 0/3 bound checks held")
+    assert all(c.from_theorem and not c.held for c in result.bound_checks)
+    [line] = result.violations
+    assert line.startswith("bound thm@ucb1 on instance easy at T=3000: measured ")
+    assert "99% one-sided lower limit" in line and line.endswith("violated at 3/3 horizons; tests lemma L2")
+    worst = worst_violation(result)
+    assert worst["bound"] == "thm" and worst["horizon"] == 3000 and worst["lemma_id"] == "L2"
+    assert worst["empirical_mean"] > worst["confidence_limit"] > worst["theoretical"]
+    assert worst["assignment"]["K"] == 3 and worst["assignment"]["T"] == 3000
+    assert worst["assignment"]["means"] == [0.9, 0.8, 0.6] and worst["assignment"]["gaps"] == pytest.approx([0.0, 0.1, 0.3])
+    assert worst["assignment"]["sum_inv_gap"] == pytest.approx(1 / 0.1 + 1 / 0.3)
+    done = next(e for e in events if e.get("phase") == "done")
+    assert done["violations"] == 1 and any(e.get("phase") == "violation" and e["detail"] == line for e in events)
+    saved = json.loads((ctx.session.path / "experiment_result.json").read_text())
+    assert saved["violations"] == [line] and saved["bound_checks"][0]["from_theorem"] is True
+    assert worst_violation(type(result).model_validate(saved)) == worst  # works from the stored result alone
+
+
+async def test_checks_of_the_default_spec_are_not_evidence_about_the_theorem(tmp_path):
+    ctx = make_ctx(tmp_path, designer({"instances": "nope"}, {"still": "wrong"}), plugin=MABPlugin())
+    ctx.bus.put_theory_state(theory())
+    await ExperimentStage().run(ctx, InputSpec(mode="prove", statement="x"))
+    result = ctx.bus.get_experiment_result()
+    assert result.spec["source"] == "default" and result.bound_checks
+    assert not any(c.from_theorem for c in result.bound_checks) and result.violations == []
+    assert result.alignment_score is None  # no theorem bound and no lemma claim was tested
+
+
+async def test_designed_spec_that_holds_reports_no_violation(tmp_path):
+    ctx = make_ctx(tmp_path, designer(SPEC), plugin=MABPlugin())
+    ctx.bus.put_theory_state(theory())
+    outcome = await ExperimentStage().run(ctx, InputSpec(mode="prove", statement="x"))
+    result = ctx.bus.get_experiment_result()
+    assert result.violations == [] and "violated" not in outcome.summary
+    # the theorem's own bound is evidence; the literature bounds named only for comparison are not
+    by_bound = {c.name.split("@")[0]: c.from_theorem for c in result.bound_checks}
+    assert by_bound["claimed"] is True
+    assert by_bound.get("ucb1_auer2002") is False
+
+
+async def test_a_sampled_identity_is_not_reported_with_violations(tmp_path):
+    identity = Claim(variables=[ClaimVariable(name="a", domain="positive"), ClaimVariable(name="b", domain="positive")],
+                     conclusion="log(a*b) == log(a) + log(b)")
+    reply = {"rationale": "nothing numerical beyond the lemma claims", "code": ""}
+    ctx = make_ctx(tmp_path, code_designer(reply), plugin=None, domain="general")
+    ctx.bus.put_theory_state(TheoryState(informal_statement="log is a homomorphism",
+                                         lemma_dag={"L1": LemmaNode(id="L1", statement="log(ab)", claim=identity)}))
+    await ExperimentStage().run(ctx, InputSpec(mode="prove", statement="x"))
+    result = ctx.bus.get_experiment_result()
+    assert result.claim_violation_rates == {"L1": 0.0} and result.alignment_score == 1.0
+    [note] = [n for n in result.notes if n.startswith("lemma L1")]
+    assert note == "lemma L1: claim sampled, no violation in 4000 samples satisfying the assumptions"
