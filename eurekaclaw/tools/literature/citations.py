@@ -2,13 +2,20 @@
 
 Ladder (fails closed): a DOI is looked up on CrossRef; an arXiv id on arXiv; otherwise — or
 when those did not confirm the paper — its title is searched on OpenAlex, then on Semantic
-Scholar. Each answer is judged by title similarity = shared words / max(words of either title):
+Scholar. Each record a source returns is judged by matching.judge_record:
 
-    >= 0.80  verified      0.50 – 0.80  suspicious      < 0.50  not_found
+    verified     the title matches (no content word differs) AND authors, year or venue agree
+    suspicious   a similar title that differs in a content word; or a matching title whose
+                 authors (or, with no authors to agree, year / venue) say it is another work;
+                 or a title confirmed by search while the citation's own DOI / arXiv id
+                 resolves to another work (and no id confirmed it)
+    unverified   the title matches but nothing else can be compared (the citation gives only a
+                 title, or the sources' records lack its fields); or some source could not be
+                 asked and none confirmed the paper
+    not_found    no record with a similar title (similarity < 0.50)
 
-A paper is `verified` only when some source confirmed it. When no source confirmed it and at
-least one source could not be asked (offline, throttled, down), it is `unverified`, never
-`not_found` (we do not know) and never `verified` (we did not check).
+A paper is `verified` only when some source confirmed it: a check that could not be made is
+`unverified`, never `not_found` (we do not know) and never `verified` (we did not check).
 """
 
 from __future__ import annotations
@@ -23,27 +30,26 @@ from eurekaclaw.tools.literature.arxiv import ArxivClient, ArxivQueryError
 from eurekaclaw.tools.literature.crossref import CrossrefClient
 from eurekaclaw.tools.literature.http import SourceUnavailable
 from eurekaclaw.tools.literature.ids import strip_arxiv_version
+from eurekaclaw.tools.literature.matching import RANK_NO_MATCH, cited_fields, judge_record
 from eurekaclaw.tools.literature.openalex import OpenAlexClient
 from eurekaclaw.tools.literature.records import ascii_fold, last_name, make_paper, title_words
 from eurekaclaw.tools.literature.semantic_scholar import SemanticScholarClient
+from eurekaclaw.tools.literature.titles import SUSPICIOUS_AT, VERIFIED_AT, title_similarity
 from eurekaclaw.types.artifacts import CitationStatus, Paper
 
-VERIFIED_AT = 0.80
-SUSPICIOUS_AT = 0.50
+__all__ = [
+    "SUSPICIOUS_AT", "VERIFIED_AT", "CitationVerifier", "Verdict", "assign_cite_keys",
+    "base_cite_key", "status_for", "title_similarity",
+]
+
 ARXIV_BATCH = 100
-_RANK = {"verified": 3, "suspicious": 2, "not_found": 1}
 _KEY_STOP = frozenset("a an the on of in for and to with at by from is are as via towards toward".split())
 
 
-def title_similarity(a: str, b: str) -> float:
-    """Shared words / the larger word count (so a short title cannot match a long one)."""
-    wa, wb = set(title_words(a)), set(title_words(b))
-    if not wa or not wb:
-        return 0.0
-    return len(wa & wb) / max(len(wa), len(wb))
-
-
 def status_for(similarity: float) -> CitationStatus:
+    """The band a title similarity alone falls in. Not the ladder's verdict, which comes from
+    matching.judge_record: a title in the top band that differs in a content word is
+    `suspicious`, and a matching title still needs an agreeing author, year or venue."""
     if similarity >= VERIFIED_AT:
         return "verified"
     if similarity >= SUSPICIOUS_AT:
@@ -57,16 +63,26 @@ class Verdict:
     source: str
     similarity: float | None
     detail: str
+    rank: int = RANK_NO_MATCH
+    by_id: bool = False  # the record was fetched by the citation's own DOI / arXiv id
+    title_close: bool = False
+
+    @property
+    def id_contradicts(self) -> bool:
+        """The citation's own id resolved to a record that is another work: another title, or
+        the same title by other authors (generic titles recur)."""
+        return self.by_id and self.similarity is not None and self.status in ("suspicious", "not_found")
 
 
-def _judge(title: str, candidates: list[Paper], source: str, how: str) -> Verdict:
+def _judge(cited: Paper, candidates: list[Paper], source: str, how: str, *, by_id: bool = False) -> Verdict:
     if not candidates:
-        return Verdict("not_found", source, None, f"{source}: no match for {how}")
-    best = max(candidates, key=lambda p: title_similarity(title, p.title))
-    sim = title_similarity(title, best.title)
-    status = status_for(sim)
-    detail = f"{source} ({how}): {best.title!r}, similarity {sim:.2f}"
-    return Verdict(status, source, round(sim, 4), detail)
+        return Verdict("not_found", source, None, f"{source}: no match for {how}", by_id=by_id)
+    judged = [(judge_record(cited, c, by_id=by_id), c) for c in candidates]
+    # The best-confirming record, not merely the most similar title: a search for "Attention
+    # is not all you need" also returns "Attention is all you need".
+    best, found = max(judged, key=lambda jc: (jc[0].rank, jc[0].similarity))
+    detail = f"{source} ({how}): {found.title!r}, similarity {best.similarity:.2f}; {best.explanation}"
+    return Verdict(best.status, source, best.similarity, detail, best.rank, by_id, best.title_close)
 
 
 class CitationVerifier:
@@ -101,15 +117,26 @@ class CitationVerifier:
         arxiv_error: str | None = None,
     ) -> Paper:
         """A copy of `paper` with verification, verification_detail and similarity set."""
+        checked, _ = await self._check(paper, arxiv_found=arxiv_found, arxiv_error=arxiv_error)
+        return checked
+
+    async def _check(
+        self, paper: Paper, *, arxiv_found: dict[str, Paper] | None, arxiv_error: str | None,
+    ) -> tuple[Paper, bool]:
+        """(checked copy, whether any source answered about it)."""
         verdicts: list[Verdict] = []
         errors: list[str] = []
         title = paper.title
+        # With nothing but a title to compare, a matching title is as far as any source can go.
+        title_only = not cited_fields(paper)
 
         def done() -> bool:
-            return any(v.status == "verified" for v in verdicts)
+            if any(v.status == "verified" for v in verdicts):
+                return True
+            return title_only and any(v.title_close for v in verdicts)
 
         if not title_words(title):
-            return self._apply(paper, Verdict("unverified", "", None, "no title to check"), [])
+            return self._apply(paper, Verdict("unverified", "", None, "no title to check"), []), False
 
         if paper.doi:
             try:
@@ -120,14 +147,14 @@ class CitationVerifier:
                 if found is None:
                     verdicts.append(Verdict("not_found", "crossref", None, f"CrossRef: DOI {paper.doi} not registered"))
                 else:
-                    verdicts.append(_judge(title, [found], "crossref", f"DOI {paper.doi}"))
+                    verdicts.append(_judge(paper, [found], "crossref", f"DOI {paper.doi}", by_id=True))
 
         if paper.arxiv_id and not done():
             key = strip_arxiv_version(paper.arxiv_id)
             if arxiv_found is None:
                 arxiv_found, arxiv_error = await self._prefetch_arxiv([paper])
             if key in arxiv_found:
-                verdicts.append(_judge(title, [arxiv_found[key]], "arxiv", f"id {key}"))
+                verdicts.append(_judge(paper, [arxiv_found[key]], "arxiv", f"id {key}", by_id=True))
             elif arxiv_error:
                 errors.append(arxiv_error)
             else:
@@ -141,14 +168,25 @@ class CitationVerifier:
             except SourceUnavailable as exc:
                 errors.append(f"{source}: {exc.reason}")
                 continue
-            verdicts.append(_judge(title, candidates, source, "title search"))
+            verdicts.append(_judge(paper, candidates, source, "title search"))
 
-        best = max(verdicts, key=lambda v: (_RANK[v.status], v.similarity or 0.0), default=None)
+        answered = bool(verdicts)
+        best = max(verdicts, key=lambda v: (v.rank, v.similarity or 0.0), default=None)
         if best is None or (best.status == "not_found" and errors):
             # Some source could not be asked, and none confirmed the paper: we do not know.
             detail = "could not be checked: " + "; ".join(errors)
-            return self._apply(paper, Verdict("unverified", "", None, detail), verdicts)
-        return self._apply(paper, best, verdicts)
+            return self._apply(paper, Verdict("unverified", "", None, detail), verdicts), answered
+        contradiction = next((v for v in verdicts if v.id_contradicts), None)
+        if contradiction is not None and best.title_close and not best.by_id:
+            # The title exists, but the DOI / arXiv id the citation carries names another work
+            # (and would go into the BibTeX entry): the citation as given is not that paper.
+            best = Verdict("suspicious", best.source, best.similarity,
+                           f"{best.detail}; but the citation's own id resolves to another work: "
+                           f"{contradiction.detail}", best.rank, best.by_id, best.title_close)
+            return self._apply(paper, best, [v for v in verdicts if v is not contradiction]), answered
+        if best.status == "unverified" and errors:
+            best.detail += "; not asked: " + "; ".join(errors)
+        return self._apply(paper, best, verdicts), answered
 
     async def _s2_title(self, title: str) -> list[Paper]:
         return await self.s2.search(title, limit=5)
@@ -168,17 +206,24 @@ class CitationVerifier:
         arxiv_found, arxiv_error = await self._prefetch_arxiv(papers)
         gate = asyncio.Semaphore(self.concurrency)
 
-        async def one(paper: Paper) -> Paper:
+        async def one(paper: Paper) -> tuple[Paper, bool]:
             async with gate:
-                return await self.verify(paper, arxiv_found=arxiv_found, arxiv_error=arxiv_error)
+                return await self._check(paper, arxiv_found=arxiv_found, arxiv_error=arxiv_error)
 
-        checked = await gather_all(*(one(p) for p in papers))
-        checks_ran = any(p.verification != "unverified" for p in checked)
-        return checked, checks_ran
+        results = await gather_all(*(one(p) for p in papers))
+        # Not "some paper is not unverified": a title-only citation is unverified even after
+        # every source answered.
+        checks_ran = any(answered for _, answered in results)
+        return [p for p, _ in results], checks_ran
 
-    async def verify_citation(self, title: str, *, doi: str | None = None, arxiv_id: str | None = None) -> Paper:
-        """Check a citation given only by title (and optional ids), e.g. one a model wrote."""
-        return await self.verify(make_paper("citation", title=title, doi=doi, arxiv_id=arxiv_id))
+    async def verify_citation(
+        self, title: str, *, doi: str | None = None, arxiv_id: str | None = None,
+        authors: list[str] | None = None, year: int | None = None, venue: str | None = None,
+    ) -> Paper:
+        """Check one citation, e.g. one a model wrote. Give its authors, year or venue when
+        known: with a title (and ids) alone it can at best be `unverified`."""
+        return await self.verify(make_paper("citation", title=title, doi=doi, arxiv_id=arxiv_id,
+                                            authors=authors, year=year, venue=venue))
 
 
 # --------------------------------------------------------------------------------------------
