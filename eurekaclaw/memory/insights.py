@@ -5,6 +5,11 @@ source session, sha256) and the insight as the body. `_index.json` beside them l
 with its fingerprint, keywords and embedding, so retrieval does not re-read or re-embed every
 file. Writers take the index lock for the whole save, so two sessions never pick the same file
 name or lose each other's index entries.
+
+Every insight carries the standing of its session (established or not, its final theory status,
+self-review) and may be retracted later; retracted insights, and results/strategies of a session
+whose claim was shown false, are never injected (DomainInsight.injectable), and every injected
+one says its standing in the <memories> block.
 """
 
 from __future__ import annotations
@@ -186,6 +191,44 @@ class DomainInsights:
         update_json(self._index_path(slug), apply, default=None)
         return written.get("path")
 
+    def retract_sessions(
+        self, sessions: set[str], reason: str, categories: frozenset[str] | None = None
+    ) -> list[Path]:
+        """Mark retracted every insight (of `categories`, all when None) learned in one of
+        `sessions`, in every domain: the file's front matter and its index entry say so, and
+        it is never injected again. Returns the files changed."""
+        changed: list[Path] = []
+        if not sessions:
+            return changed
+        for slug in self.domains():
+            directory = self.domain_dir(slug)
+
+            def apply(data: Any, slug: str = slug, directory: Path = directory) -> dict[str, Any]:
+                data = _coerce(data if data is not None else {"entries": self._rebuild(slug)})
+                for entry in data["entries"]:
+                    if not isinstance(entry, dict) or entry.get("source_session") not in sessions:
+                        continue
+                    if categories is not None and entry.get("category") not in categories:
+                        continue
+                    saved = self.read(slug, str(entry.get("file", "")))
+                    if saved is None:
+                        continue
+                    if saved.retracted and reason in saved.retraction:
+                        entry["retracted"] = True
+                        continue
+                    retraction = f"{saved.retraction}; {reason}" if saved.retraction else reason
+                    updated = saved.model_copy(update={"retracted": True, "retraction": retraction,
+                                                       "established": False})
+                    path = directory / Path(saved.file).name
+                    atomic_write_text(path, render_insight(updated))
+                    entry["retracted"] = True
+                    entry["established"] = False
+                    changed.append(path)
+                return data
+
+            update_json(self._index_path(slug), apply, default=None)
+        return changed
+
     # --- reads ------------------------------------------------------------------------------
     def is_repeat(self, insight: DomainInsight) -> bool:
         sha = fingerprint(insight)
@@ -199,17 +242,20 @@ class DomainInsights:
         self, insight: DomainInsight, threshold: float = NEAR_DUPLICATE_OVERLAP
     ) -> list[DomainInsight]:
         """Saved insights of the same domain whose keyword overlap with `insight` exceeds
-        `threshold` (most similar first)."""
+        `threshold` (most similar first). Retracted ones are left out: merging would carry
+        their content back into memory."""
         mine = insight_keywords(insight)
         scored = []
         for entry in self.entries(insight.domain):
+            if entry.get("retracted"):
+                continue
             overlap = keyword_overlap(mine, set(entry.get("keywords") or ()))
             if overlap > threshold:
                 scored.append((overlap, entry["file"]))
         out = []
         for _, file in sorted(scored, reverse=True):
             loaded = self.read(insight.domain, file)
-            if loaded is not None:
+            if loaded is not None and not loaded.retracted:
                 out.append(loaded)
         return out
 
@@ -241,18 +287,23 @@ class DomainInsights:
         return sorted(p.name for p in self.root.iterdir() if (p / INDEX_FILE).exists())
 
     def load_for_injection(self, domain: str, k: int = 4, query: str = "") -> list[DomainInsight]:
-        """The k most relevant confident insights: cosine similarity to `query` when there is
-        one, most recent first otherwise (and to break ties)."""
+        """The k most relevant confident insights a later session may be shown (see
+        DomainInsight.injectable: never a retracted one, nor a result of a session whose claim
+        was shown false): cosine similarity to `query` when there is one, most recent first
+        otherwise (and to break ties)."""
         if k <= 0:
             return []
-        entries = [e for e in self.entries(domain) if float(e.get("confidence", 0)) >= MIN_CONFIDENCE]
+        entries = [
+            e for e in self.entries(domain)
+            if float(e.get("confidence", 0)) >= MIN_CONFIDENCE and not e.get("retracted")
+        ]
         entries.sort(key=lambda e: str(e.get("created_at", "")), reverse=True)
         if query.strip() and entries:
             entries = self._rank(domain, entries, query)
         out = []
         for entry in entries:
             insight = self.read(domain, entry.get("file", ""))
-            if insight is not None:
+            if insight is not None and insight.injectable():
                 out.append(insight)
             if len(out) >= k:
                 break
@@ -286,6 +337,9 @@ def _entry(insight: DomainInsight, file: str, embedder: str | None, vector: dict
         "confidence": insight.confidence,
         "created_at": insight.created_at.isoformat(),
         "source_session": insight.source_session,
+        "established": insight.established,
+        "session_status": insight.session_status,
+        "retracted": insight.retracted,
         "keywords": sorted(insight_keywords(insight)),
         "embedder": embedder,
         "embedding": vector,
@@ -301,7 +355,15 @@ def render_insight(insight: DomainInsight) -> str:
         "source_session": insight.source_session,
         "created_at": insight.created_at.isoformat(),
         "sha256": insight.sha256,
+        # Provenance (docs/memory-and-skills.md): whether the session established its result.
+        "established": insight.established,
+        "verification_level": insight.verification_level,
+        "session_status": insight.session_status,
+        "self_reviewed": insight.self_reviewed,
     }
+    if insight.retracted:
+        meta["retracted"] = True
+        meta["retraction"] = insight.retraction
     header = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True).strip()
     return f"---\n{header}\n---\n\n{insight.content.strip()}\n"
 
@@ -313,14 +375,17 @@ def _attr(value: str) -> str:
 
 
 def render_memories_block(insights: list[DomainInsight]) -> str:
-    """`<memories>…</memories>` for a system prompt; empty when there is nothing to say."""
+    """`<memories>…</memories>` for a system prompt; empty when there is nothing to say.
+    Every memory says whether its session established its result (`status`), so an
+    unverified note is never read as known."""
     if not insights:
         return ""
     parts = ["<memories>"]
     for ins in insights:
         parts.append(
             f'<memory category="{_attr(ins.category)}" title="{_attr(ins.title)}" '
-            f'confidence="{ins.confidence:.2f}">\n{ins.content.strip()}\n</memory>'
+            f'confidence="{ins.confidence:.2f}" status="{_attr(ins.trust_label())}">\n'
+            f'{ins.content.strip()}\n</memory>'
         )
     parts.append("</memories>")
     return "\n".join(parts)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from eurekaclaw.memory.embeddings import LazyEmbedder
 from eurekaclaw.memory.episodic import EpisodicMemory
 from eurekaclaw.memory.insights import DomainInsights, render_memories_block
-from eurekaclaw.memory.knowledge_graph import KnowledgeGraph
+from eurekaclaw.memory.knowledge_graph import KnowledgeGraph, Retraction
 from eurekaclaw.memory.persistent import PersistentMemory
 from eurekaclaw.types.artifacts import VerificationLevel
 from eurekaclaw.types.memory import CrossRunRecord, DomainInsight, EpisodicEntry, KnowledgeNode
@@ -77,10 +77,30 @@ class MemoryManager:
         proof_summary: str = "",
         session_id: str | None = None,
         tags: Iterable[str] = (),
+        *,
+        established: bool = False,
+        session_status: str = "",
+        self_reviewed: bool = False,
+        note: str = "",
     ) -> str:
+        """Store a result; it is offered to later sessions as known only when `established`
+        (see KnowledgeGraph.add_theorem)."""
         return self.graph.add_theorem(
-            statement, domain, verification_level, proof_summary, session_id or self.session_id, tags
+            statement, domain, verification_level, proof_summary, session_id or self.session_id, tags,
+            established=established, session_status=session_status, self_reviewed=self_reviewed, note=note,
         )
+
+    def retract_theorem(
+        self, statement: str, domain: str, reason: str, evidence: str = "",
+        insight_categories: frozenset[str] | None = None,
+    ) -> Retraction:
+        """Retract `statement` in the graph and the insights learned by the sessions that had
+        stored it (`insight_categories`; all when None). Skills are the registry's business."""
+        result = self.graph.retract(statement, domain, reason, self.session_id, evidence)
+        others = set(result.sessions) - {self.session_id}
+        if others:
+            self.insights.retract_sessions(others, reason, insight_categories)
+        return result
 
     def link_theorems(self, from_id: str, to_id: str, relation: str) -> None:
         self.graph.link_theorems(from_id, to_id, relation)
@@ -92,6 +112,12 @@ class MemoryManager:
         self, query: str, k: int = 5, min_level: VerificationLevel = "cited"
     ) -> list[KnowledgeNode]:
         return self.graph.search_theorems(query, k, min_level)
+
+    def search_unverified(self, query: str, k: int = 3) -> list[KnowledgeNode]:
+        return self.graph.search_unverified(query, k)
+
+    def search_retracted(self, query: str, k: int = 3) -> list[KnowledgeNode]:
+        return self.graph.search_retracted(query, k)
 
     def to_networkx(self) -> nx.DiGraph:
         return self.graph.to_networkx()
@@ -112,8 +138,7 @@ class MemoryManager:
         return self.insights.list(domain)
 
     def load_for_injection(self, domain: str, k: int = 4, query: str = "") -> list[DomainInsight]:
-        if query.strip():
-            return self.insights.load_for_injection(domain, k, query)
+        return self.insights.load_for_injection(domain, k, query)
 
     @staticmethod
     def render_memories_block(insights: list[DomainInsight]) -> str:

@@ -4,11 +4,18 @@ The fast model sees the session's failed attempts (deduplicated) and its proofs 
 compressed to about 300 characters) and returns reusable strategies as structured output.
 Each valid one is written to the user skill dir with source "distilled". A distilled skill
 never overwrites a skill the user wrote or installed: it takes a "-distilled" name instead.
+
+A skill carries the provenance of its session (SkillProvenance). When that session did not
+establish its result, the skill is marked so in its front matter and its body opens with a
+warning — the body is what reaches a prover's prompt. When a result of the session is later
+refuted, flag_retracted_skills marks its skills retracted and the registry stops offering them.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field, field_validator
@@ -16,6 +23,7 @@ from pydantic import BaseModel, Field, field_validator
 from eurekaclaw.llm.types import LLMRequest, Message
 from eurekaclaw.memory.text import normalize_whitespace, slugify
 from eurekaclaw.templates import render_prompt
+from eurekaclaw.types.artifacts import VerificationLevel
 from eurekaclaw.types.skills import SkillMeta, SkillRecord
 
 if TYPE_CHECKING:
@@ -29,6 +37,23 @@ MAX_FAILURES = 12
 MAX_SUCCESSES = 8
 MAX_SKILLS = 4
 MAX_TOKENS = 1024
+UNVERIFIED_MARK = "> **Unverified.**"
+RETRACTED_MARK = "> **Retracted.**"
+
+
+@dataclass(frozen=True)
+class SkillProvenance:
+    """The session a skill is distilled from and how far its result can be trusted."""
+
+    source_session: str | None = None
+    session_status: str = ""
+    established: bool = True
+    verification_level: VerificationLevel | None = None
+    self_reviewed: bool = False
+    note: str = ""  # why the session's result is not established
+    shown_false: bool = False  # a claim of the session was refuted/contradicted
+
+
 def render_learn_prompt(name: str, **context: object) -> str:
     """Render templates/prompts/<name>.j2 (the learn_* prompts)."""
     return render_prompt(name, **context)
@@ -103,21 +128,34 @@ def skill_body(skill: DistilledSkill) -> str:
     return "\n".join(parts).strip()
 
 
+def _warning(provenance: SkillProvenance) -> str:
+    session = f"session {provenance.source_session}" if provenance.source_session else "a session"
+    why = f" ({provenance.note})" if provenance.note else ""
+    return (f"{UNVERIFIED_MARK} Distilled from {session}, whose result was not established{why}. "
+            "Its steps were not checked independently: verify each one before relying on it.")
+
+
 class SkillEvolver:
-    def __init__(self, llm: SessionLLM, registry: SkillRegistry, *, domain: str = "general") -> None:
+    def __init__(
+        self, llm: SessionLLM, registry: SkillRegistry, *, domain: str = "general",
+        provenance: SkillProvenance | None = None,
+    ) -> None:
         self.llm = llm
         self.registry = registry
         self.domain = domain
+        self.provenance = provenance or SkillProvenance()
         self.skipped: list[tuple[str, str]] = []
 
     async def distill_from_session(self, failures: list[str], successes: list[str]) -> list[SkillRecord]:
         """Ask the fast model for reusable strategies and upsert them as distilled skills.
 
-        Raises LLMOutputError when the reply cannot be used after the repair round; the
-        caller records that and carries on.
+        The proofs of a session whose claim was shown false are not shown to the model: what
+        proved a false statement is not a strategy. Raises LLMOutputError when the reply cannot
+        be used after the repair round; the caller records that and carries on.
         """
+        prov = self.provenance
         failures = dedupe(failures)[:MAX_FAILURES]
-        successes = [compress(s) for s in dedupe(successes)][:MAX_SUCCESSES]
+        successes = [] if prov.shown_false else [compress(s) for s in dedupe(successes)][:MAX_SUCCESSES]
         self.skipped = []
         if not failures and not successes:
             return []
@@ -127,6 +165,10 @@ class SkillEvolver:
             failures=[compress(f, 2 * SUCCESS_CHARS) for f in failures],
             successes=successes,
             max_skills=MAX_SKILLS,
+            established=prov.established,
+            session_status=prov.session_status,
+            trust_note=prov.note,
+            shown_false=prov.shown_false,
         )
         reply = await self.llm.structured(fast_request(prompt, DistilledSkills), DistilledSkills)
         return [r for r in (self._store(s) for s in reply.skills[:MAX_SKILLS]) if r is not None]
@@ -149,6 +191,7 @@ class SkillEvolver:
             version = _bump(existing.meta.version)
         tags = [slugify(t, max_len=32, fallback="") for t in skill.tags]
         tags = list(dict.fromkeys([t for t in tags if t][:6] + ["distilled"]))
+        prov = self.provenance
         meta = SkillMeta(
             name=name,
             version=version,
@@ -157,9 +200,42 @@ class SkillEvolver:
             pipeline_stages=["theory"],
             description=normalize_whitespace(skill.description or skill.when_to_use)[:300],
             source="distilled",
+            source_session=prov.source_session,
+            session_status=prov.session_status,
+            established=prov.established,
+            verification_level=prov.verification_level if prov.established else "unverified",
+            self_reviewed=prov.self_reviewed,
         )
         clean = skill.model_copy(update={"name": name, "steps": steps})
-        return self.registry.upsert(SkillRecord(meta=meta, body=skill_body(clean)))
+        body = skill_body(clean)
+        if not prov.established:
+            body = f"{_warning(prov)}\n\n{body}"
+        return self.registry.upsert(SkillRecord(meta=meta, body=body))
+
+
+def flag_retracted_skills(registry: SkillRegistry, sessions: Iterable[str], reason: str) -> list[str]:
+    """Mark retracted every distilled skill learned in one of `sessions` (a result of theirs was
+    refuted or contradicted): the front matter says so, the body opens with the reason, and
+    the registry no longer offers the skill to agents. Returns the names flagged."""
+    wanted = {s for s in sessions if s}
+    flagged: list[str] = []
+    if not wanted:
+        return flagged
+    for record in registry.list():
+        meta = record.meta
+        if meta.source != "distilled" or meta.source_session not in wanted or record.origin != "user":
+            continue
+        if meta.retracted and reason in meta.retraction:
+            continue
+        retraction = f"{meta.retraction}; {reason}" if meta.retraction else reason
+        body = record.body
+        if not body.startswith(RETRACTED_MARK):
+            body = (f"{RETRACTED_MARK} A result of the session this skill was distilled from was later "
+                    f"shown false ({compress(reason, 200)}). Do not rely on it.\n\n{body}")
+        new_meta = meta.model_copy(update={"retracted": True, "retraction": retraction, "established": False})
+        registry.upsert(SkillRecord(meta=new_meta, body=body))
+        flagged.append(meta.name)
+    return flagged
 
 
 def _bump(version: str) -> str:

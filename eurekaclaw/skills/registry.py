@@ -170,7 +170,9 @@ class SkillRegistry:
         return [r for *_, r in sorted(scored, key=lambda x: (x[0], x[1]))]
 
     def get_by_role(self, role: str) -> list[SkillRecord]:
-        return [r for r in self.list() if role_matches(r.meta.agent_roles, role)]
+        """The skills an agent of `role` may be offered; a retracted skill (distilled from a
+        session whose result was later shown false) never is."""
+        return [r for r in self.list() if role_matches(r.meta.agent_roles, role) and not r.meta.retracted]
 
     # --- writes -----------------------------------------------------------------------------
     def upsert(self, record: SkillRecord) -> SkillRecord:

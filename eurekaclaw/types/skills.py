@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from eurekaclaw.types.artifacts import Model, utcnow
+from eurekaclaw.types.artifacts import Model, VerificationLevel, utcnow
 
 SkillSource = Literal["seed", "distilled", "manual"]
 
@@ -23,6 +23,18 @@ class SkillMeta(Model):
     created_at: datetime = Field(default_factory=utcnow)
     usage_count: int = 0
     success_rate: float | None = None
+    # Provenance of a distilled skill: the session it was learned from and whether that session
+    # established its result (docs/memory-and-skills.md). Seeds and hand-written skills keep the
+    # defaults: they are not anyone's unverified result.
+    source_session: str | None = None
+    session_status: str = ""
+    established: bool = True
+    verification_level: VerificationLevel | None = None
+    self_reviewed: bool = False
+    # Set when a result of the source session was later refuted or contradicted; a retracted
+    # skill is listed but never offered to an agent.
+    retracted: bool = False
+    retraction: str = ""
 
 
 class SkillRecord(Model):

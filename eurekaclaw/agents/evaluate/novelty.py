@@ -3,8 +3,14 @@
 embedding part = 1 - s/r clipped to [0,1], where s is the mean cosine similarity of the
 statement to its TOP_K closest surveyed papers and r the same quantity for the surveyed papers
 among themselves (plain 1 - s with fewer than two papers); model part = one structured judgement that sees the statement and
-the CLOSEST_SHOWN closest papers. Novelty is their mean when both exist, else whichever exists,
-else not applicable.
+the CLOSEST_SHOWN closest papers. Novelty is their weighted mean when both exist, else whichever
+exists, else not applicable.
+
+The model part counts fully only when the judge is shown to be another model than the one that
+wrote the proofs. A self-judged opinion (or one whose independence cannot be shown) gets
+SELF_JUDGED_WEIGHT of the embedding part's weight, and when it is the only part the whole
+dimension's weight is multiplied by SELF_JUDGED_ONLY_FACTOR: a model grading its own result is
+the least reliable number in the report.
 """
 
 from __future__ import annotations
@@ -26,6 +32,19 @@ TOP_K = 3
 CLOSEST_SHOWN = 5
 ABSTRACT_CHARS = 600
 JUDGEMENT_MAX_TOKENS = 1024
+SELF_JUDGED_WEIGHT = 0.25
+SELF_JUDGED_ONLY_FACTOR = 0.5
+
+
+def judge_independence(judge: str, provers: set[str]) -> str:
+    """"independent", "self" or "unknown": whether `judge` ("backend:model") is another model
+    than every known prover identity (full identities, or bare model names from the LLM log)."""
+    if not judge or not provers:
+        return "unknown"
+    model = judge.split(":", 1)[-1]
+    if judge in provers or model in provers:
+        return "self"
+    return "independent"
 
 
 class NoveltyJudgement(BaseModel):
@@ -143,7 +162,10 @@ async def novelty(
     llm: SessionLLM | None,
     embedder: Any | None,
     embedder_note: str = "",
+    provers: set[str] | None = None,
 ) -> EvalDimension:
+    """`provers`: identities of the model(s) that wrote the proofs, to tell whether the judge
+    is independent of them."""
     name = "novelty"
     if theory is None or not statement_text(theory):
         return EvalDimension(name=name, score=None, weight=weight, explanation="not applicable: no statement")
@@ -167,28 +189,45 @@ async def novelty(
         inputs.update(emb_inputs)
         emb_score = emb_inputs.get("embedding_novelty")
     llm_score: float | None = None
+    independence = "unknown"
     if llm is None:
         notes.append("no LLM: novelty from embedding distance only")
     else:
+        judge_id = _identity(llm)
+        independence = judge_independence(judge_id, provers or set())
+        inputs["judge"] = judge_id
+        inputs["provers"] = sorted(provers or ())
+        inputs["judge_independence"] = independence
         try:
             verdict = await judge(llm, theory, closest)
             llm_score = verdict.score
             inputs["llm_judgement"] = verdict.model_dump()
         except LLMError as exc:
             notes.append(f"the model's novelty judgement was unusable ({type(exc).__name__})")
-    parts = [s for s in (emb_score, llm_score) if s is not None]
-    if not parts:
+    if llm_score is None and emb_score is None:
         return EvalDimension(
             name=name, score=None, weight=weight, inputs=inputs,
             explanation="not applicable: " + "; ".join(notes),
         )
-    score = sum(parts) / len(parts)
+    llm_weight = 1.0 if independence == "independent" else SELF_JUDGED_WEIGHT
+    weighted = [(s, w) for s, w in ((emb_score, 1.0), (llm_score, llm_weight)) if s is not None]
+    score = sum(s * w for s, w in weighted) / sum(w for _, w in weighted)
     bits = []
     if emb_score is not None:
         bits.append(f"embedding novelty {emb_score:.3f}")
     if llm_score is not None:
-        bits.append(f"model judgement {llm_score:.3f}")
-    inputs["combination"] = "mean of the available parts"
+        label = {
+            "independent": "independent model judgement",
+            "self": "self-judged (the model that wrote the proofs) model judgement",
+            "unknown": "model judgement not shown independent of the prover",
+        }[independence]
+        bits.append(f"{label} {llm_score:.3f}" + ("" if independence == "independent" else
+                                                    f", counted at weight {SELF_JUDGED_WEIGHT}"))
+    inputs["model_part_weight"] = llm_weight if llm_score is not None else None
+    inputs["combination"] = "weighted mean of the available parts (embedding part weight 1)"
+    if llm_score is not None and emb_score is None and independence != "independent":
+        weight = weight * SELF_JUDGED_ONLY_FACTOR
+        notes.append(f"dimension weight x{SELF_JUDGED_ONLY_FACTOR}: the only part is a self-judged opinion")
     return EvalDimension(
         name=name,
         score=round(score, 6),
@@ -196,3 +235,10 @@ async def novelty(
         inputs=inputs,
         explanation="; ".join(bits + notes),
     )
+
+
+def _identity(llm: Any) -> str:
+    try:
+        return str(llm.identity())
+    except Exception:  # a stand-in client without an identity: independence unknown
+        return ""

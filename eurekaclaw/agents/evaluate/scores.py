@@ -8,7 +8,14 @@ and the reasons for the constants below.
 
 from __future__ import annotations
 
-from eurekaclaw.types.artifacts import Bibliography, EvalDimension, ExperimentResult, TheoryState
+from eurekaclaw.agents.learn.trust import review_kind
+from eurekaclaw.types.artifacts import (
+    Bibliography,
+    EvalDimension,
+    ExperimentResult,
+    ProofRecord,
+    TheoryState,
+)
 
 # Per-lemma credit by verification level. Monotone in the strength order of DESIGN.md §3
 # (formal > smt > reviewed > cited > unverified), so a stronger check never scores lower.
@@ -23,16 +30,31 @@ LEVEL_SCORES: dict[str, float] = {
     "cited": 0.5,
     "unverified": 0.1,
 }
+# A review by the model that wrote the proof (or one whose reviewer was not recorded, so its
+# independence cannot be shown) is weak evidence: the same blind spots wrote and checked the
+# proof. It scores well below an independent review, above nothing checked at all.
+SELF_REVIEW_SCORE = 0.25
 OPEN_LEMMA_SCORE = 0.0  # a lemma in the DAG that was never proved
 # The theorem's status caps the score: an unproved theorem cannot be more than half correct,
-# an abandoned one less, and a refuted one (the statement is false as stated) almost nothing.
+# an abandoned one less, and a refuted one (the statement is false as stated) or one an
+# experiment contradicted (a claimed bound failed in simulation) almost nothing.
 STATUS_CAPS: dict[str, float] = {
     "proved": 1.0,
     "in_progress": 0.5,
     "pending": 0.5,
     "abandoned": 0.3,
     "refuted": 0.1,
+    "contradicted": 0.1,
 }
+# The theorem's level was capped (e.g. a refuted lemma replaced by one nothing checks): its
+# lemma levels do not carry over to the theorem, whatever they are.
+LEVEL_CAP_CAP = 0.3
+# An experiment violated a bound of the theorem beyond its statistical tolerance: the theory
+# and the simulation disagree, so the alignment cannot be more than this.
+VIOLATION_CAP = 0.2
+# Proof depth counts a lemma without mechanical or independent evidence at this fraction:
+# structure built from unchecked steps is not yet an argument.
+WEAK_LEMMA_DEPTH_CREDIT = 0.5
 # Proof depth saturates at this many proven lemmas and this longest chain of proven lemmas.
 DEPTH_SIZE_SATURATION = 8
 DEPTH_CHAIN_SATURATION = 4
@@ -46,6 +68,42 @@ NAMES = (
 )
 
 
+def lemma_score(record: ProofRecord) -> tuple[float, str]:
+    """(score, how it was checked) of one proven lemma."""
+    kind = review_kind(record)
+    level = record.verification_level
+    if kind in ("self", "unknown"):
+        return SELF_REVIEW_SCORE, "self-review" if kind == "self" else "reviewer not recorded"
+    return LEVEL_SCORES[level], kind
+
+
+def _checked_summary(per_lemma: dict[str, dict[str, object]]) -> str:
+    """e.g. "2 formal, 6 reviewed by self-review, 1 not proved"."""
+    counts: dict[str, int] = {}
+    for v in per_lemma.values():
+        if v["level"] is None:
+            key = "not proved"
+        elif v["checked_by"] in ("self-review", "reviewer not recorded"):
+            key = f"{v['level']} by {v['checked_by']}"
+        elif v["checked_by"] == "independent" and v["level"] == "reviewed":
+            key = "reviewed by an independent model"
+        else:
+            key = str(v["level"])
+        counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{n} {k}" for k, n in counts.items())
+
+
+def correctness_cap(theory: TheoryState) -> tuple[float, str]:
+    """The highest correctness the theorem's outcome allows, and why."""
+    cap = STATUS_CAPS.get(theory.status, 0.5)
+    why = f"the theorem is {theory.status}"
+    if theory.contradictions and cap > STATUS_CAPS["contradicted"]:
+        cap, why = STATUS_CAPS["contradicted"], "an experiment contradicted the theorem"
+    if theory.level_cap_reasons and cap > LEVEL_CAP_CAP:
+        cap, why = LEVEL_CAP_CAP, "the theorem's level is capped: " + "; ".join(theory.level_cap_reasons[:2])
+    return cap, why
+
+
 def formal_correctness(theory: TheoryState | None, weight: float) -> EvalDimension:
     name = "formal_correctness"
     if theory is None:
@@ -55,18 +113,25 @@ def formal_correctness(theory: TheoryState | None, weight: float) -> EvalDimensi
     for lid in ids:
         record = theory.proven_lemmas.get(lid)
         if record is None:
-            per_lemma[lid] = {"level": None, "score": OPEN_LEMMA_SCORE}
+            per_lemma[lid] = {"level": None, "checked_by": None, "score": OPEN_LEMMA_SCORE}
         else:
-            per_lemma[lid] = {"level": record.verification_level, "score": LEVEL_SCORES[record.verification_level]}
+            score, checked_by = lemma_score(record)
+            per_lemma[lid] = {"level": record.verification_level, "checked_by": checked_by, "score": score}
+            if record.reviewer:
+                per_lemma[lid]["reviewer"] = record.reviewer
     mean = sum(float(v["score"]) for v in per_lemma.values()) / len(per_lemma) if per_lemma else 0.0  # type: ignore[arg-type]
-    cap = STATUS_CAPS.get(theory.status, 0.5)
+    cap, why = correctness_cap(theory)
     score = min(mean, cap)
-    explanation = (
-        f"mean per-lemma level score {mean:.3f} over {len(per_lemma)} lemma(s)"
-        + (f", capped at {cap} because the theorem is {theory.status}" if mean > cap else "")
-        if per_lemma
-        else "no lemmas in the theory state"
-    )
+    self_reviewed = sum(1 for v in per_lemma.values() if v["checked_by"] in ("self-review", "reviewer not recorded"))
+    if per_lemma:
+        explanation = f"mean per-lemma score {mean:.3f} over {len(per_lemma)} lemma(s) ({_checked_summary(per_lemma)})"
+        if self_reviewed:
+            explanation += (f"; {self_reviewed} self-review(s) count {SELF_REVIEW_SCORE} instead of "
+                            f"{LEVEL_SCORES['reviewed']} (the model that wrote the proof checked it)")
+        if mean > cap:
+            explanation += f"; capped at {cap} because {why}"
+    else:
+        explanation = "no lemmas in the theory state"
     return EvalDimension(
         name=name,
         score=round(score, 6),
@@ -74,16 +139,22 @@ def formal_correctness(theory: TheoryState | None, weight: float) -> EvalDimensi
         inputs={
             "lemmas": per_lemma,
             "level_scores": LEVEL_SCORES,
+            "self_review_score": SELF_REVIEW_SCORE,
             "open_lemma_score": OPEN_LEMMA_SCORE,
             "mean_level_score": round(mean, 6),
+            "self_reviewed_lemmas": self_reviewed,
             "theorem_status": theory.status,
+            "level_cap_reasons": list(theory.level_cap_reasons),
+            "contradictions": list(theory.contradictions),
             "status_cap": cap,
         },
         explanation=explanation,
     )
 
 
-def experimental_alignment(result: ExperimentResult | None, weight: float) -> EvalDimension:
+def experimental_alignment(
+    result: ExperimentResult | None, weight: float, theory: TheoryState | None = None
+) -> EvalDimension:
     name = "experimental_alignment"
     if result is None:
         return EvalDimension(name=name, score=None, weight=weight, explanation="not applicable: no experiment was run")
@@ -132,9 +203,22 @@ def experimental_alignment(result: ExperimentResult | None, weight: float) -> Ev
     score = sum(parts) / len(parts)
     bits = []
     if "held_fraction" in inputs:
-        bits.append(f"{inputs['held_fraction']:.3f} of bound checks held")
+        held = sum(1 for c in result.bound_checks if c.held)
+        bits.append(f"{held}/{len(result.bound_checks)} bound checks held ({inputs['held_fraction']:.3f})")
     if "claims_holding" in inputs:
         bits.append(f"mean claim non-violation {inputs['claims_holding']:.3f}")
+    violations = list(result.violations)
+    contradicted = theory is not None and theory.status == "contradicted"
+    inputs["violations"] = violations
+    inputs["theorem_contradicted"] = contradicted
+    if (violations or contradicted) and score > VIOLATION_CAP:
+        score = VIOLATION_CAP
+        why = f"{len(violations)} bound(s) of the theorem violated beyond statistical tolerance" if violations \
+            else "the theorem is contradicted by the experiment"
+        bits.append(f"capped at {VIOLATION_CAP}: {why}")
+    elif violations or contradicted:
+        bits.append(f"{len(violations)} violation(s) of the theorem's bounds" if violations else "theorem contradicted")
+    inputs["violation_cap"] = VIOLATION_CAP
     return EvalDimension(name=name, score=round(score, 6), weight=weight, inputs=inputs, explanation="; ".join(bits))
 
 
@@ -162,7 +246,11 @@ def proof_depth(theory: TheoryState | None, weight: float) -> EvalDimension:
     proven = set(theory.proven_lemmas)
     deps = {lid: list(node.dependencies) for lid, node in theory.lemma_dag.items()}
     chain = _longest_chain(proven, deps)
-    size_part = min(1.0, len(proven) / DEPTH_SIZE_SATURATION)
+    weak = sorted(lid for lid, rec in theory.proven_lemmas.items()
+                  if review_kind(rec) not in ("mechanical", "independent"))
+    self_reviewed = sum(1 for lid in weak if review_kind(theory.proven_lemmas[lid]) in ("self", "unknown"))
+    credited = len(proven) - len(weak) + WEAK_LEMMA_DEPTH_CREDIT * len(weak)
+    size_part = min(1.0, credited / DEPTH_SIZE_SATURATION)
     chain_part = min(1.0, chain / DEPTH_CHAIN_SATURATION)
     score = 0.5 * size_part + 0.5 * chain_part
     return EvalDimension(
@@ -171,6 +259,9 @@ def proof_depth(theory: TheoryState | None, weight: float) -> EvalDimension:
         weight=weight,
         inputs={
             "proven_lemmas": len(proven),
+            "weak_lemmas": weak,
+            "weak_lemma_credit": WEAK_LEMMA_DEPTH_CREDIT,
+            "credited_lemmas": credited,
             "dag_lemmas": len(theory.lemma_dag),
             "longest_proven_chain": chain,
             "size_saturation": DEPTH_SIZE_SATURATION,
@@ -178,7 +269,10 @@ def proof_depth(theory: TheoryState | None, weight: float) -> EvalDimension:
             "size_part": round(size_part, 6),
             "chain_part": round(chain_part, 6),
         },
-        explanation=f"{len(proven)} proven lemma(s), longest proven chain {chain}",
+        explanation=f"{len(proven)} proven lemma(s), longest proven chain {chain}" + (
+            f"; {len(weak)} without independent check"
+            + (f" ({self_reviewed} self-review(s))" if self_reviewed else "")
+            + f" counted {WEAK_LEMMA_DEPTH_CREDIT} each" if weak else ""),
     )
 
 

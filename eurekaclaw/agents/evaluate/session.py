@@ -6,6 +6,7 @@ was achieved) or not applicable (nothing to measure), and the report says which.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,11 @@ from eurekaclaw.config import Settings
 from eurekaclaw.errors import SessionNotFoundError
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
 from eurekaclaw.llm.session_client import SessionLLM
-from eurekaclaw.types.artifacts import EvalReport, PaperOutput
+from eurekaclaw.types.artifacts import EvalReport, PaperOutput, TheoryState
 
 REPORT_FILE = "eval_report.json"
+LLM_LOG = "llm_log.jsonl"
+PROVER_ROLES = ("prover", "refiner")
 LABELS = {
     "formal_correctness": "Formal correctness",
     "novelty": "Novelty",
@@ -50,6 +53,28 @@ def _paper_citations(bus: KnowledgeBus, session_dir: Path | None) -> set[str] | 
     return set(cited_keys(path.read_text("utf-8", "replace")))
 
 
+def prover_identities(theory: TheoryState | None, session_dir: Path | None, explicit: str | None = None) -> set[str]:
+    """Who wrote the proofs: `explicit` (the running session knows), the reviewer of any
+    self-reviewed record (a self-review names the prover), and the models of the prover calls
+    in the session's LLM log (bare model names)."""
+    ids = {explicit} if explicit else set()
+    if theory is not None:
+        ids |= {r.reviewer for r in theory.proven_lemmas.values() if r.self_review and r.reviewer}
+    log_path = Path(session_dir) / LLM_LOG if session_dir else None
+    if log_path is not None and log_path.is_file():
+        with log_path.open(encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if '"prover"' not in line and '"refiner"' not in line:
+                    continue
+                try:
+                    request = json.loads(line).get("request") or {}
+                except (ValueError, AttributeError):
+                    continue
+                if request.get("role") in PROVER_ROLES and request.get("model"):
+                    ids.add(str(request["model"]))
+    return ids
+
+
 async def evaluate_bus(
     bus: KnowledgeBus,
     settings: Settings,
@@ -57,9 +82,11 @@ async def evaluate_bus(
     *,
     session_dir: Path | None = None,
     embedder: Any = _UNSET,
+    prover: str | None = None,
 ) -> EvalReport:
-    """Score what is on the bus. `embedder` defaults to the configured one; pass None to
-    disable the embedding part."""
+    """Score what is on the bus. `llm` judges novelty; `prover` is the identity of the model
+    that wrote the proofs when the caller knows it (else it is read from the session).
+    `embedder` defaults to the configured one; pass None to disable the embedding part."""
     weights = dict(zip(NAMES, settings.eval_weights, strict=True))
     theory = bus.get_theory_state()
     bib = bus.get_bibliography()
@@ -72,14 +99,18 @@ async def evaluate_bus(
     keys = assign_cite_keys(bib.papers) if bib else {}
     dims = [
         formal_correctness(theory, weights["formal_correctness"]),
-        await novelty(theory, bib, weights["novelty"], llm=llm, embedder=embedder, embedder_note=note),
-        experimental_alignment(bus.get_experiment_result(), weights["experimental_alignment"]),
+        await novelty(theory, bib, weights["novelty"], llm=llm, embedder=embedder, embedder_note=note,
+                      provers=prover_identities(theory, session_dir, prover)),
+        experimental_alignment(bus.get_experiment_result(), weights["experimental_alignment"], theory),
         proof_depth(theory, weights["proof_depth"]),
         citation_coverage(bib, keys, _paper_citations(bus, session_dir), weights["citation_coverage"]),
     ]
     total, notes = weighted_total(dims)
     if theory is None:
         notes.append("the session has no theory state (it stopped before formalisation)")
+    self_reviews = (theory is not None and dims[0].inputs.get("self_reviewed_lemmas")) or 0
+    if self_reviews:
+        notes.append(f"{self_reviews} lemma(s) were only self-reviewed: they count as weak evidence")
     notes.append(
         "self-referential: the system scores its own output; use it to compare configurations, "
         "not as external validation"
@@ -93,13 +124,14 @@ async def evaluate_session(
     llm: SessionLLM | None,
     *,
     embedder: Any = _UNSET,
+    prover: str | None = None,
 ) -> EvalReport:
     """Load a session's artifacts, score them, write eval_report.json and put it on the bus."""
     session_dir = Path(session_dir)
     if not session_dir.is_dir():
         raise SessionNotFoundError(f"no session directory at {session_dir}")
     bus = KnowledgeBus.load(session_dir.name, session_dir)
-    report = await evaluate_bus(bus, settings, llm, session_dir=session_dir, embedder=embedder)
+    report = await evaluate_bus(bus, settings, llm, session_dir=session_dir, embedder=embedder, prover=prover)
     bus.put("eval_report", report)  # persisted at once as eval_report.json
     return report
 

@@ -1,7 +1,13 @@
 """THEORY_PIPELINE=memory_guided: what earlier sessions left behind that can help here —
 reusable proven results (knowledge graph), strategies that failed before (persistent memory)
 and domain insights such as pitfalls. Memory is optional and may be empty; a failing memory
-service costs a warning, never the run."""
+service costs a warning, never the run.
+
+Only *established* results (checked mechanically or by an independent review, in a session
+that did not end refuted/contradicted/abandoned) are offered as known lemmas. Results that
+were only self-reviewed or left unchecked are listed apart, labelled unverified with the status
+their session ended with, to be re-proved before use; statements a session refuted or
+contradicted are listed as false, never as results."""
 
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ log = logging.getLogger(__name__)
 FAILED_PREFIX = "theory.failed_strategies"
 FAILED_TAGS = ("failed_strategy", "failed_strategies", "theory")
 MAX_ITEMS = 5
+MAX_UNVERIFIED = 3
 MAX_ITEM_CHARS = 400
 
 
@@ -52,12 +59,31 @@ async def memory_hints(ctx: AgentContext, query: str) -> str:
     if memory is None:
         return ""
     lines: list[str] = []
-    theorems = await _safe("search_theorems", memory.search_theorems, query, k=MAX_ITEMS, min_level="cited")
-    if theorems:
-        lines.append("Results proven in earlier sessions (reuse them as known lemmas if they fit):")
-        for node in theorems[:MAX_ITEMS]:
+    found = await _safe("search_theorems", memory.search_theorems, query, k=MAX_ITEMS, min_level="cited")
+    # A memory service that predates `established` (or a stand-in) may still return nodes that
+    # are not established: those are never presented as known.
+    established = [n for n in found if _established(n)]
+    unverified = [n for n in found if not _established(n) and not getattr(n, "retracted", False)]
+    if hasattr(memory, "search_unverified"):
+        unverified += await _safe("search_unverified", memory.search_unverified, query, k=MAX_UNVERIFIED)
+    retracted = await _safe("search_retracted", memory.search_retracted, query, k=MAX_UNVERIFIED) \
+        if hasattr(memory, "search_retracted") else []
+    if established:
+        lines.append("Results established in earlier sessions (checked by a machine or an independent "
+                     "review; reuse them as known lemmas if they fit):")
+        for node in established[:MAX_ITEMS]:
             level = getattr(node, "verification_level", "?")
             lines.append(f"- [{level}] {_short(getattr(node, 'statement', node))}")
+    unverified = _unique(unverified)[:MAX_UNVERIFIED]
+    if unverified:
+        lines.append("Unverified results from earlier sessions (NOT established: do not cite them as "
+                     "known; prove anything you take from them):")
+        for node in unverified:
+            lines.append(f"- [{_label(node)}] {_short(getattr(node, 'statement', node))}")
+    if retracted:
+        lines.append("Statements earlier sessions found to be FALSE (do not assume them or try to prove them):")
+        for node in _unique(retracted)[:MAX_UNVERIFIED]:
+            lines.append(f"- {_short(getattr(node, 'statement', node))} — {_short(_label(node))}")
     failed: dict[str, Any] = {}
     records: list[Any] = []
     persistent = getattr(memory, "persistent", None)
@@ -77,10 +103,37 @@ async def memory_hints(ctx: AgentContext, query: str) -> str:
         lines.append("Strategies that failed in earlier sessions (avoid repeating them):")
         lines.extend(f"- {_short(v)}" for v in ranked[:MAX_ITEMS])
     insights = await _safe("load_for_injection", memory.load_for_injection, ctx.domain, k=4, query=query)
+    insights = [i for i in insights if _offerable(i)]
     if insights:
         lines.append("Domain insights and known pitfalls:")
         for ins in insights[:MAX_ITEMS]:
             category = getattr(ins, "category", "")
             title = getattr(ins, "title", "")
-            lines.append(f"- [{category}] {title}: {_short(getattr(ins, 'content', ins))}")
+            tag = category if _established(ins) else f"{category}; {_label(ins)}"
+            lines.append(f"- [{tag}] {title}: {_short(getattr(ins, 'content', ins))}")
     return "\n".join(lines)
+
+
+def _established(item: Any) -> bool:
+    return bool(getattr(item, "established", False)) and not getattr(item, "retracted", False)
+
+
+def _label(item: Any) -> str:
+    label = getattr(item, "trust_label", None)
+    return label() if callable(label) else "unverified"
+
+
+def _offerable(insight: Any) -> bool:
+    check = getattr(insight, "injectable", None)
+    return bool(check()) if callable(check) else not getattr(insight, "retracted", False)
+
+
+def _unique(nodes: list[Any]) -> list[Any]:
+    seen: set[str] = set()
+    out = []
+    for node in nodes:
+        key = str(getattr(node, "node_id", id(node)))
+        if key not in seen:
+            seen.add(key)
+            out.append(node)
+    return out

@@ -1,9 +1,12 @@
 """SessionMemoryExtractor: tier-4 insights from a session's TheoryState.
 
-The fast model reads the proven lemmas (with their verification levels), the failed attempts
-and the counterexamples and proposes insights in four categories. Kept are those with
-confidence ≥ 0.5 that are not exact repeats of a saved insight; a near-duplicate (keyword
-overlap > 40 %) is shown to the fast model with the saved one, which merges, skips or keeps it.
+The fast model reads the proven lemmas (with their verification levels and who reviewed them),
+the failed attempts and the counterexamples — and whether the session established its result —
+and proposes insights in four categories. Kept are those with confidence ≥ 0.5 that are not
+exact repeats of a saved insight; a near-duplicate (keyword overlap > 40 %) of the same standing
+(established or not) is shown to the fast model with the saved one, which merges, skips or
+keeps it. Every insight carries the session's trust (agents/learn/trust.py): one from a session
+that did not establish its result is stored as unverified and labelled so wherever it is shown.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
 from eurekaclaw.agents.learn.models import InsightBatch, InsightDraft, MergeDecision
+from eurekaclaw.agents.learn.trust import SessionTrust, review_kind, session_trust
 from eurekaclaw.errors import LLMAuthError, LLMError
 from eurekaclaw.memory.insights import MIN_CONFIDENCE
 from eurekaclaw.skills.evolver import compress, dedupe, fast_request, render_learn_prompt
@@ -47,10 +51,14 @@ def _lemma_text(state: TheoryState, lemma_id: str) -> str:
     return node.statement or node.informal or lemma_id
 
 
+REVIEW_LABELS = {"self": ", self-review", "unknown": ", reviewer not recorded"}
+
+
 def session_evidence(state: TheoryState) -> dict[str, list[str]]:
     """The session's proofs, failures and counterexamples as short lines for a prompt."""
     proven = [
-        f"[{rec.verification_level}] {compress(_lemma_text(state, lid), 200)} — proof: {compress(rec.proof)}"
+        f"[{rec.verification_level}{REVIEW_LABELS.get(review_kind(rec), '')}] "
+        f"{compress(_lemma_text(state, lid), 200)} — proof: {compress(rec.proof)}"
         for lid, rec in state.proven_lemmas.items()
     ]
     failures = dedupe(
@@ -78,6 +86,7 @@ class SessionMemoryExtractor:
         self.memory = memory
         self.domain = domain
         self.session_id = session_id
+        self.trust: SessionTrust | None = None
 
     async def extract_and_save(self, state: TheoryState) -> ExtractResult:
         """Raises LLMOutputError when the insight list itself is unusable; problems with
@@ -86,12 +95,17 @@ class SessionMemoryExtractor:
         evidence = session_evidence(state)
         if not any(evidence.values()):
             return result
+        self.trust = session_trust(state)
         prompt = render_learn_prompt(
             "learn_extract_insights",
             domain=self.domain,
             statement=compress(state.formal_statement or state.informal_statement, 600),
             status=state.status,
             max_insights=MAX_INSIGHTS,
+            established=self.trust.established,
+            trust=self.trust.describe(),
+            shown_false=self.trust.shown_false,
+            contradictions=[compress(c, 240) for c in state.contradictions[:4]],
             **evidence,
         )
         batch = await self.llm.structured(fast_request(prompt, InsightBatch), InsightBatch)
@@ -104,7 +118,9 @@ class SessionMemoryExtractor:
             if self.memory.is_repeat_insight(insight):
                 result.skipped.append((insight.title, "exact repeat of a saved insight"))
                 continue
-            near = self.memory.near_duplicate_insights(insight)
+            # Only notes of the same standing merge: a merge must not lift an unverified claim
+            # into an established note, nor bury an established one under an unverified label.
+            near = [n for n in self.memory.near_duplicate_insights(insight) if n.established == insight.established]
             replaces = None
             if near and merges_left > 0:
                 merges_left -= 1
@@ -129,6 +145,7 @@ class SessionMemoryExtractor:
         confidence = min(1.0, max(0.0, float(draft.confidence)))
         if confidence < MIN_CONFIDENCE:
             return None, f"confidence {confidence:.2f} below {MIN_CONFIDENCE}"
+        trust = self.trust
         return (
             DomainInsight(
                 domain=self.domain,
@@ -137,6 +154,10 @@ class SessionMemoryExtractor:
                 content=draft.content.strip()[:2000],
                 confidence=confidence,
                 source_session=self.session_id,
+                established=bool(trust and trust.established),
+                verification_level=trust.level if trust else "unverified",
+                session_status=trust.session_status if trust else "",
+                self_reviewed=bool(trust and trust.self_reviewed),
             ),
             "",
         )

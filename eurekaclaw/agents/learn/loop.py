@@ -1,12 +1,20 @@
 """ContinualLearningLoop.post_run: everything the next session should inherit from this one.
 
 Steps, deterministic ones first so a model failure cannot cost them:
-  knowledge_graph    proven lemmas → tier 3 with their verification levels, "uses" edges
+  knowledge_graph    proven lemmas → tier 3 with their claimed levels, established or not
+                     (agents/learn/trust.py), "uses" edges
+  retractions        statements this session showed false → retracted in tier 3, with the
+                     insights and distilled skills of the sessions that had stored them
   failed_strategies  failed attempts and counterexamples → tier 2 (theory.failed_strategies.<domain>)
   skill_stats        SkillRegistry.update_stats for every (lemma, injected skill) whose lemma ended
   tool_patterns      recorded tool-call sequences of proved lemmas → skills
   insights           SessionMemoryExtractor → tier 4 (fast model)
   distill            SkillEvolver.distill_from_session → distilled skills (fast model)
+
+Nothing of a session whose theorem was refuted, contradicted or abandoned, or whose lemmas were
+only self-reviewed, is stored as established; when its claim was shown false (refuted,
+contradicted) its "proofs" count for nothing: no skill success, no tool-pattern success, no
+proof shown to the distiller.
 
 Each finished step is recorded on the bus ("learn_progress"), so a resumed Learn stage does
 not count a skill's use twice. A step that fails is recorded with its reason and the others
@@ -23,10 +31,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from eurekaclaw.agents.learn.extractor import SessionMemoryExtractor, session_evidence
+from eurekaclaw.agents.learn.retractions import apply_retractions, lemma_statement
 from eurekaclaw.agents.learn.tool_patterns import ToolPatternExtractor
+from eurekaclaw.agents.learn.trust import lemma_trust, session_trust
 from eurekaclaw.errors import BudgetExceededError, LLMAuthError, LLMError, RunInterrupted
 from eurekaclaw.memory.insights import domain_slug
-from eurekaclaw.skills.evolver import SkillEvolver, compress
+from eurekaclaw.skills.evolver import SkillEvolver, SkillProvenance, compress
 from eurekaclaw.types.artifacts import TheoryState
 
 if TYPE_CHECKING:
@@ -41,12 +51,19 @@ REPORT_KEY = "learn_report"
 FAILED_PREFIX = "theory.failed_strategies."
 COUNTEREXAMPLE_PREFIX = "theory.counterexamples."
 MAX_REMEMBERED = 40
-STEPS = ("knowledge_graph", "failed_strategies", "skill_stats", "tool_patterns", "insights", "distill")
+STEPS = (
+    "knowledge_graph", "retractions", "failed_strategies", "skill_stats", "tool_patterns", "insights", "distill",
+)
 
 
 @dataclass
 class LearnReport:
     theorems: list[str] = field(default_factory=list)
+    established: list[str] = field(default_factory=list)  # the theorems offered to later sessions
+    retracted: list[str] = field(default_factory=list)
+    demoted: list[str] = field(default_factory=list)
+    flagged_skills: list[str] = field(default_factory=list)
+    trust: str = ""
     failed_strategies: int = 0
     counterexamples: int = 0
     stats_updated: dict[str, list[bool]] = field(default_factory=dict)
@@ -61,12 +78,14 @@ class LearnReport:
 
     def summary(self) -> str:
         parts = [
-            f"{len(self.theorems)} result(s) to the knowledge graph",
+            f"{len(self.theorems)} result(s) to the knowledge graph ({len(self.established)} established)",
             f"{self.failed_strategies} failed strateg{'y' if self.failed_strategies == 1 else 'ies'} remembered",
             f"{sum(len(v) for v in self.stats_updated.values())} skill use(s) scored",
             f"{len(self.insights)} insight(s) saved",
             f"{len(self.distilled) + len(self.tool_skills)} skill(s) learned",
         ]
+        if self.retracted:
+            parts.append(f"{len(self.retracted)} statement(s) retracted")
         return ", ".join(parts)
 
     def as_dict(self) -> dict[str, Any]:
@@ -93,9 +112,12 @@ class ContinualLearningLoop:
 
     async def post_run(self, state: TheoryState) -> LearnReport:
         report = LearnReport()
+        self.trust = session_trust(state)
+        report.trust = self.trust.describe()
         done: list[str] = list(self.ctx.bus.get(PROGRESS_KEY) or [])
         actions: dict[str, Callable[[TheoryState, LearnReport], Awaitable[None]]] = {
             "knowledge_graph": self._knowledge_graph,
+            "retractions": self._retractions,
             "failed_strategies": self._failed_strategies,
             "skill_stats": self._skill_stats,
             "tool_patterns": self._tool_patterns,
@@ -125,12 +147,13 @@ class ContinualLearningLoop:
         ids: dict[str, str] = {}
         for lemma_id, record in state.proven_lemmas.items():
             node = state.lemma_dag.get(lemma_id)
-            statement = (node.statement if node else "") or (node.informal if node else "")
+            statement = lemma_statement(state, lemma_id)
             if not statement.strip():
                 continue
             tags = ["theorem" if node and node.is_root else "lemma"]
             if node is not None:
                 tags.append(f"provenance:{node.provenance}")
+            trust = lemma_trust(state, lemma_id, record)
             ids[lemma_id] = self.memory.add_theorem(
                 statement,
                 self.domain,
@@ -138,17 +161,33 @@ class ContinualLearningLoop:
                 proof_summary=compress(record.proof, 400),
                 session_id=self.ctx.session_id,
                 tags=tags,
+                established=trust.established,
+                session_status=state.status,
+                self_reviewed=trust.self_reviewed,
+                note=trust.note,
             )
+            if trust.established:
+                report.established.append(ids[lemma_id])
         for lemma_id, node_id in ids.items():
             node = state.lemma_dag.get(lemma_id)
             for dep in node.dependencies if node else []:
                 if dep in ids and ids[dep] != node_id:
                     self.memory.link_theorems(node_id, ids[dep], "uses")
         report.theorems = sorted(set(ids.values()))
+        report.established = sorted(set(report.established))
+
+    async def _retractions(self, state: TheoryState, report: LearnReport) -> None:
+        done = apply_retractions(state, self.memory, self.registry, self.domain, self.ctx.session_id)
+        report.retracted, report.demoted, report.flagged_skills = done.retracted, done.demoted, done.flagged_skills
 
     # --- tier 2 ---------------------------------------------------------------------------------
     async def _failed_strategies(self, state: TheoryState, report: LearnReport) -> None:
         evidence = session_evidence(state)
+        theorem = compress(state.formal_statement or state.informal_statement, 160)
+        # A bound the experiment violated is a counterexample of the theorem, found by simulation.
+        evidence["counterexamples"] += [
+            f"{theorem} — contradicted by the experiment: {compress(line, 240)}" for line in state.contradictions
+        ]
         topic = domain_slug(self.domain)
         tags = ["failed_strategy", "theory", topic]
         if evidence["failures"]:
@@ -177,6 +216,8 @@ class ContinualLearningLoop:
         for lemma_id, names in sorted(injected.items()):
             node = state.lemma_dag.get(lemma_id)
             if lemma_id in state.proven_lemmas:
+                if self.trust.shown_false:
+                    continue  # a "proof" in a session whose claim fell says nothing for the skill
                 success = True
             elif node is not None and node.status in ("failed", "refuted"):
                 success = False
@@ -193,7 +234,9 @@ class ContinualLearningLoop:
     async def _tool_patterns(self, state: TheoryState, report: LearnReport) -> None:
         traces = self.ctx.bus.get("tool_traces") or []
         extractor = ToolPatternExtractor(self.registry, self.memory)
-        created = extractor.extract_and_save(traces, state, self.ctx.session_id)
+        created = extractor.extract_and_save(
+            traces, state, self.ctx.session_id, count_successes=not self.trust.shown_false
+        )
         report.tool_skills = [r.meta.name for r in created]
 
     # --- tier 4 ---------------------------------------------------------------------------------
@@ -207,7 +250,17 @@ class ContinualLearningLoop:
     # --- distilled skills -----------------------------------------------------------------------
     async def _distill(self, state: TheoryState, report: LearnReport) -> None:
         evidence = session_evidence(state)
-        evolver = SkillEvolver(self.ctx.llm, self.registry, domain=self.domain)
+        trust = self.trust
+        provenance = SkillProvenance(
+            source_session=self.ctx.session_id,
+            session_status=trust.session_status,
+            established=trust.established,
+            verification_level=trust.level,
+            self_reviewed=trust.self_reviewed,
+            note=trust.note,
+            shown_false=trust.shown_false,
+        )
+        evolver = SkillEvolver(self.ctx.llm, self.registry, domain=self.domain, provenance=provenance)
         created = await evolver.distill_from_session(evidence["failures"], evidence["proven"])
         report.distilled = [r.meta.name for r in created]
         report.notes += [f"distilled skill {n!r} not kept: {why}" for n, why in evolver.skipped]

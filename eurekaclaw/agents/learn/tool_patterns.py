@@ -57,9 +57,12 @@ def pattern_name(tools: tuple[str, ...]) -> str:
     return name
 
 
-def session_patterns(traces: Any, state: TheoryState) -> dict[tuple[str, ...], PatternStats]:
+def session_patterns(
+    traces: Any, state: TheoryState, count_successes: bool = True
+) -> dict[tuple[str, ...], PatternStats]:
     """Patterns of this session: a lemma counts once per pattern, as a success if any attempt
-    with that pattern succeeded."""
+    with that pattern succeeded. With count_successes False (the session's claim was shown
+    false, so its "proofs" prove nothing) only failures are counted."""
     per_lemma: dict[tuple[tuple[str, ...], str], bool] = {}
     for trace in traces if isinstance(traces, list) else []:
         if not isinstance(trace, dict) or not isinstance(trace.get("tools"), list):
@@ -72,6 +75,8 @@ def session_patterns(traces: Any, state: TheoryState) -> dict[tuple[str, ...], P
         per_lemma[key] = per_lemma.get(key, False) or bool(trace.get("success"))
     stats: dict[tuple[str, ...], PatternStats] = {}
     for (tools, lemma_id), success in per_lemma.items():
+        if success and not count_successes:
+            continue
         entry = stats.setdefault(tools, PatternStats(tools))
         if success:
             entry.successes += 1
@@ -113,9 +118,11 @@ class ToolPatternExtractor:
         self.memory = memory
         self.min_support = min_support
 
-    def extract_and_save(self, traces: Any, state: TheoryState, session_id: str = "") -> list[SkillRecord]:
+    def extract_and_save(
+        self, traces: Any, state: TheoryState, session_id: str = "", count_successes: bool = True
+    ) -> list[SkillRecord]:
         out = []
-        for tools, stats in sorted(session_patterns(traces, state).items()):
+        for tools, stats in sorted(session_patterns(traces, state, count_successes).items()):
             total, sessions = self._accumulate(tools, stats, session_id)
             if total.successes < self.min_support or total.successes <= total.failures:
                 continue

@@ -27,7 +27,14 @@ from eurekaclaw.types.artifacts import (
 L4_TEXT = "With reward variance sigma_i^2, UCB-V pulls arm i at most 8 (sigma_i^2/Delta_i^2 + 2/Delta_i) log T times."
 
 
-def theory_state() -> TheoryState:
+REVIEWER = "scripted:reviewer-main"  # another model than the prover's: an independent review
+
+
+def theory_state(status: str = "abandoned", reviewer: str = "", self_review: bool = False) -> TheoryState:
+    """The UCB1 session. By default it ends abandoned with reviews whose reviewer was not
+    recorded (nothing established); status="proved", reviewer=REVIEWER makes it a session
+    whose results are established."""
+    review = {"reviewer": reviewer, "self_review": self_review}
     dag = {
         "L1": LemmaNode(id="L1", statement=r"P(|\hat\mu_{i,n} - \mu_i| \ge \sqrt{2\log T / n}) \le 2T^{-4}",
                         informal="Hoeffding confidence radius for empirical means of rewards in [0,1]",
@@ -49,8 +56,9 @@ def theory_state() -> TheoryState:
         proven_lemmas={
             "L1": ProofRecord(lemma_id="L1", proof="Apply Hoeffding's inequality. " * 30, verification_level="cited"),
             "L2": ProofRecord(lemma_id="L2", proof="Decompose pulls on the good event; union bound. " * 20,
-                              verification_level="reviewed"),
-            "L3": ProofRecord(lemma_id="L3", proof="Sum the pull bounds weighted by the gaps.", verification_level="reviewed"),
+                              verification_level="reviewed", **review),
+            "L3": ProofRecord(lemma_id="L3", proof="Sum the pull bounds weighted by the gaps.",
+                              verification_level="reviewed", **review),
         },
         failed_attempts=[
             FailedAttempt(lemma_id="L4", attempt=1, error_category="bound_too_loose",
@@ -62,7 +70,7 @@ def theory_state() -> TheoryState:
             Counterexample(lemma_id="L5", assignment={"Delta": 0.01, "T": 100000}, confirmed=True,
                            description="regret grows like log T on a two-armed instance"),
         ],
-        status="abandoned",
+        status=status,  # type: ignore[arg-type]
     )
 
 
@@ -121,9 +129,9 @@ def make_ctx(home: Path, session_id: str, backend: ScriptedBackend, domain: str 
     )
 
 
-def record_session(ctx: AgentContext) -> None:
+def record_session(ctx: AgentContext, state: TheoryState | None = None) -> None:
     """What the theory loop leaves on the bus for Learn."""
-    ctx.bus.put_theory_state(theory_state())
+    ctx.bus.put_theory_state(state or theory_state())
     ctx.bus.put("injected_skills", {
         "L1": ["concentration-inequalities"],
         "L2": ["union-bound-and-peeling", "martingale-arguments"],

@@ -33,11 +33,20 @@ async def test_learn_writes_every_tier_and_scores_skills(tmp_path):
     assert all(c.tier == "fast" and c.max_tokens == 1024 and c.role == "learn" for c in backend.calls)
 
     mm = MemoryManager(tmp_path, "check", HashingEmbedder())
-    # tier 3: the three proven lemmas with their levels, linked by "uses"
-    levels = sorted(n.verification_level for n in mm.graph.nodes())
-    assert levels == ["cited", "reviewed", "reviewed"]
-    assert len(mm.graph.edges()) == 2 and {e.relation for e in mm.graph.edges()} == {"uses"}
-    assert all(n.domain == "mab" and n.session_id == "s1" for n in mm.graph.nodes())
+    # tier 3: the three proven lemmas with the levels they claimed, linked by "uses" — none
+    # established, because the session was abandoned
+    results = [n for n in mm.graph.nodes() if n.kind == "result" and not n.retracted]
+    assert sorted(n.claimed_level for n in results) == ["cited", "reviewed", "reviewed"]
+    assert all(n.verification_level == "unverified" and not n.established for n in results)
+    assert all(n.session_status == "abandoned" and "abandoned" in n.note for n in results)
+    assert {e.relation for e in mm.graph.edges()} == {"uses", "contradicts"}
+    assert len([e for e in mm.graph.edges() if e.relation == "uses"]) == 2
+    assert all(n.domain == "mab" and n.session_id == "s1" for n in results)
+    # the refuted lemma L5 is recorded as false, with its counterexample linked to it
+    (false,) = [n for n in mm.graph.nodes() if n.retracted]
+    assert false.statement.startswith("UCB1 regret is bounded by a constant") and "Delta" in false.retraction
+    (cx,) = [n for n in mm.graph.nodes() if n.kind == "refutation"]
+    assert any(e.source == cx.node_id and e.target == false.node_id for e in mm.graph.edges())
     # tier 2: the two identical failures remembered once; the counterexample too
     failed = mm.recall("theory.failed_strategies.mab")
     assert len(failed) == 1 and "bound_too_loose" in failed[0] and "variance" in failed[0]
@@ -94,11 +103,12 @@ async def test_garbage_replies_degrade_with_reasons(tmp_path):
     assert "insights:" in outcome.reason and "distill:" in outcome.reason
     mm = MemoryManager(tmp_path, "check", HashingEmbedder())
     # the deterministic steps still happened
-    assert len(mm.graph.nodes()) == 3
+    assert len([n for n in mm.graph.nodes() if n.kind == "result" and not n.retracted]) == 3
     assert mm.recall("theory.failed_strategies.mab")
     assert SkillRegistry(tmp_path / "skills").get("concentration-inequalities").meta.usage_count == 2
     assert mm.list_insights("mab") == []
-    assert ctx.bus.get("learn_progress") == ["knowledge_graph", "failed_strategies", "skill_stats", "tool_patterns"]
+    assert ctx.bus.get("learn_progress") == [
+        "knowledge_graph", "retractions", "failed_strategies", "skill_stats", "tool_patterns"]
     # a retry asks the model again, but does not count the skills' uses twice
     calls = len(backend.calls)
     retry = await LearnStage().run(ctx, SPEC, resume=True)
@@ -143,4 +153,5 @@ async def test_budget_exhaustion_propagates(tmp_path):
     with pytest.raises(BudgetExceededError):
         await LearnStage().run(ctx, SPEC)
     # what was done before the model was needed is kept and will not be redone on resume
-    assert ctx.bus.get("learn_progress") == ["knowledge_graph", "failed_strategies", "skill_stats", "tool_patterns"]
+    assert ctx.bus.get("learn_progress") == [
+        "knowledge_graph", "retractions", "failed_strategies", "skill_stats", "tool_patterns"]

@@ -3,7 +3,15 @@ the distilled skill and every system prompt carries the insight in <memories>.""
 
 from __future__ import annotations
 
-from learnkit import DISTILLED, INSIGHTS, make_ctx, record_session, responder
+from learnkit import (
+    DISTILLED,
+    INSIGHTS,
+    REVIEWER,
+    make_ctx,
+    record_session,
+    responder,
+    theory_state,
+)
 
 from eurekaclaw.agents.base import BaseAgent
 from eurekaclaw.agents.learn.services import build_memory_services, memories_block_for
@@ -28,7 +36,8 @@ async def test_session_two_gets_the_skill_and_memory_of_session_one(tmp_path):
     s1 = build_memory_services(tmp_path, "s1", "mab", [domain_skills])
     backend = ScriptedBackend(responder=responder({"InsightBatch": INSIGHTS, "DistilledSkills": DISTILLED}))
     ctx1 = make_ctx(tmp_path, "s1", backend, services=dict(s1))
-    record_session(ctx1)
+    # a session that proved its theorem with independent reviews: its results are established
+    record_session(ctx1, theory_state("proved", reviewer=REVIEWER))
     assert (await LearnStage().run(ctx1, InputSpec(mode="prove", statement="x"))).status == "completed"
 
     # --- session 2: built fresh from disk, as the orchestrator would

@@ -61,7 +61,7 @@ def _lemma(lid: str, deps: list[str] | None = None, root: bool = False) -> Lemma
     return LemmaNode(id=lid, statement=f"$x_{lid} \\ge 0$", dependencies=deps or [], is_root=root)
 
 
-def _theory(levels: dict[str, str | None], status: str) -> TheoryState:
+def _theory(levels: dict[str, str | None], status: str, reviewer: str = "scripted:reviewer-main") -> TheoryState:
     dag = {
         "L1": _lemma("L1"),
         "L2": _lemma("L2", ["L1"]),
@@ -69,7 +69,7 @@ def _theory(levels: dict[str, str | None], status: str) -> TheoryState:
         "main": _lemma("main", ["L2", "L3"], root=True),
     }
     proven = {
-        lid: ProofRecord(lemma_id=lid, proof="Clear.", verification_level=level)  # type: ignore[arg-type]
+        lid: ProofRecord(lemma_id=lid, proof="Clear.", verification_level=level, reviewer=reviewer)  # type: ignore[arg-type]
         for lid, level in levels.items()
         if level is not None
     }
@@ -144,7 +144,8 @@ async def test_all_formal_session(tmp_path: Path) -> None:
     # written next to the session, with the inputs behind every number
     saved = json.loads((sdir / "eval_report.json").read_text())
     assert saved["total"] == pytest.approx(expected, abs=1e-5)
-    assert saved["dimensions"][0]["inputs"]["lemmas"]["L1"] == {"level": "formal", "score": 1.0}
+    assert saved["dimensions"][0]["inputs"]["lemmas"]["L1"] == {
+        "level": "formal", "checked_by": "mechanical", "score": 1.0, "reviewer": "scripted:reviewer-main"}
 
 
 async def test_half_unverified_session(tmp_path: Path) -> None:
@@ -169,6 +170,19 @@ async def test_reviewed_and_open_lemmas_below_the_cap(tmp_path: Path) -> None:
     assert _dims(report)["formal_correctness"] == pytest.approx(0.275)
     # two proven lemmas, chain L2 -> L1
     assert _dims(report)["proof_depth"] == pytest.approx(0.5 * 2 / 8 + 0.5 * 2 / 4)
+
+
+async def test_a_review_whose_reviewer_was_not_recorded_counts_as_a_self_review(tmp_path):
+    levels = {"L1": "reviewed", "L2": "cited", "L3": None, "main": None}
+    sdir = _session(tmp_path, _theory(levels, "in_progress", reviewer=""), experiment=None, cite="")
+    report = await evaluate_session(sdir, load_settings(), None, embedder=FixedEmbedder())
+    correctness = report.dimensions[0]
+    # (0.25 + 0.5 + 0 + 0) / 4: independence of the L1 review cannot be shown
+    assert correctness.score == pytest.approx(0.1875)
+    assert correctness.inputs["lemmas"]["L1"]["checked_by"] == "reviewer not recorded"
+    assert "1 reviewed by reviewer not recorded" in correctness.explanation
+    # and it is half a lemma for the depth: 1.5 credited lemmas, chain 2
+    assert _dims(report)["proof_depth"] == pytest.approx(0.5 * 1.5 / 8 + 0.5 * 2 / 4)
 
 
 async def test_refuted_session_is_capped(tmp_path: Path) -> None:
@@ -215,14 +229,46 @@ async def test_llm_judgement_is_combined_with_the_embedding(tmp_path: Path) -> N
     backend = ScriptedBackend(rules=[{"role": "evaluate", "output": "NoveltyJudgement",
                                       "reply": {"score": 0.5, "rationale": "A known setting."}}])
     llm = SessionLLM(backend, UsageLedger(None))
-    report = await evaluate_session(sdir, load_settings(), llm, embedder=FixedEmbedder())
+    # the judge (scripted:scripted-main) is not the model that wrote the proofs
+    report = await evaluate_session(sdir, load_settings(), llm, embedder=FixedEmbedder(), prover="scripted:prover-main")
     novelty = next(d for d in report.dimensions if d.name == "novelty")
     assert novelty.score == pytest.approx((EMB_NOVELTY + 0.5) / 2, abs=1e-6)
     assert novelty.inputs["llm_judgement"]["score"] == 0.5
+    assert novelty.inputs["judge_independence"] == "independent"
+    assert "independent model judgement 0.500" in novelty.explanation
     prompt = backend.calls[0].prompt_text()
     # the model sees the closest papers, most similar first
     assert prompt.index("paper_id=a") < prompt.index("paper_id=c")
     assert len(backend.calls) == 1
+
+
+async def test_a_self_judged_novelty_is_labelled_and_discounted(tmp_path: Path) -> None:
+    sdir = _session(tmp_path, _theory(ALL_FORMAL, "proved"), experiment=None, cite="")
+    rules = [{"role": "evaluate", "output": "NoveltyJudgement", "reply": {"score": 0.9, "rationale": "New!"}}]
+    llm = SessionLLM(ScriptedBackend(rules=rules), UsageLedger(None))
+    report = await evaluate_session(sdir, load_settings(), llm, embedder=FixedEmbedder(), prover="scripted:scripted-main")
+    novelty = next(d for d in report.dimensions if d.name == "novelty")
+    # the model part weighs a quarter of the embedding part
+    assert novelty.score == pytest.approx((EMB_NOVELTY + 0.25 * 0.9) / 1.25, abs=1e-6)
+    assert novelty.inputs["judge_independence"] == "self" and "self-judged" in novelty.explanation
+    # without embeddings the self-judged opinion is all there is: the dimension weighs half
+    report = await evaluate_session(sdir, load_settings(), llm, embedder=None)
+    novelty = next(d for d in report.dimensions if d.name == "novelty")
+    assert novelty.inputs["judge_independence"] == "unknown" and novelty.score == pytest.approx(0.9)
+    assert novelty.weight == pytest.approx(0.125) and "not shown independent" in novelty.explanation
+
+
+def test_prover_identities_come_from_self_reviews_and_the_llm_log(tmp_path: Path) -> None:
+    from eurekaclaw.agents.evaluate.session import prover_identities
+
+    theory = _theory(ALL_FORMAL, "proved")
+    theory.proven_lemmas["L1"].self_review = True
+    theory.proven_lemmas["L1"].reviewer = "anthropic:claude-x"
+    (tmp_path / "llm_log.jsonl").write_text(
+        json.dumps({"request": {"role": "prover", "model": "qwen-7b"}}) + "\n"
+        + json.dumps({"request": {"role": "verifier", "model": "other"}}) + "\n" + "not json \"prover\"\n")
+    assert prover_identities(theory, tmp_path, "local:me") == {"anthropic:claude-x", "qwen-7b", "local:me"}
+    assert prover_identities(None, None) == set()
 
 
 async def test_unusable_llm_judgement_falls_back_to_embedding(tmp_path: Path) -> None:

@@ -27,7 +27,9 @@ def _graph_worker(path: str, proc: int) -> None:
 
     kg = KnowledgeGraph(Path(path), HashingEmbedder())
     levels = ["unverified", "cited", "reviewed", "smt"]
-    common = kg.add_theorem("A statement every session proves", "d", levels[proc % len(levels)])
+    level = levels[proc % len(levels)]
+    common = kg.add_theorem("A statement every session proves", "d", level, session_id=f"s{proc}",
+                            established=level != "unverified")
     for i in range(UPDATES):
         nid = kg.add_theorem(f"Lemma {i} of process {proc}", "d", "reviewed", session_id=f"s{proc}")
         if i % 5 == 0:
@@ -89,6 +91,8 @@ def test_knowledge_graph_concurrent_writers(tmp_path):
     assert len(kg.edges()) == PROCS * (UPDATES // 5)
     common = kg.find("A statement every session proves")
     assert common.verification_level == "reviewed"  # the strongest of the writers' levels wins
+    assert common.established and common.claimed_level == "reviewed"
+    assert sorted(common.sessions) == sorted(f"s{p}" for p in range(PROCS))  # no writer lost
 
 
 def test_insights_concurrent_writers_get_distinct_files(tmp_path):

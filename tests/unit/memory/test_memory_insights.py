@@ -10,7 +10,7 @@ import yaml
 
 from eurekaclaw.memory.embeddings import HashingEmbedder
 from eurekaclaw.memory.episodic import EpisodicMemory
-from eurekaclaw.memory.insights import DomainInsights, split_front_matter
+from eurekaclaw.memory.insights import DomainInsights, render_memories_block, split_front_matter
 from eurekaclaw.memory.manager import MemoryManager
 from eurekaclaw.types.memory import DomainInsight
 
@@ -141,8 +141,8 @@ def test_manager_facade_over_all_tiers(tmp_path):
     assert rec.source_session == "s9"
     assert mm.recall("theory.failed_strategies.mab") == ["x"]
     assert mm.recall_by_tag("theory")[0].key == "theory.failed_strategies.mab"
-    a = mm.add_theorem("Hoeffding inequality for bounded variables", "mab", "cited")
-    b = mm.add_theorem("UCB1 regret bound via Hoeffding", "mab", "reviewed")
+    a = mm.add_theorem("Hoeffding inequality for bounded variables", "mab", "cited", established=True)
+    b = mm.add_theorem("UCB1 regret bound via Hoeffding", "mab", "reviewed", established=True)
     mm.link_theorems(b, a, "uses")
     assert mm.find_related_theorems(b)[0].node_id == a
     assert mm.graph.get(a).session_id == "s9"
@@ -154,6 +154,16 @@ def test_manager_facade_over_all_tiers(tmp_path):
     assert (tmp_path / "memory" / "persistent.json").exists()
     assert (tmp_path / "memory" / "knowledge_graph.json").exists()
     assert [i.title for i in mm.load_for_injection("mab", k=4, query="anything")] == ["t"]
+    assert [i.title for i in mm.load_for_injection("mab", k=4)] == ["t"]  # no query: most recent first
+    # retracting a statement reaches the insights of the sessions that had stored it
+    mm.save_insight(DomainInsight(domain="mab", category="domain_knowledge", title="UCB1 via Hoeffding",
+                                  content="UCB1 regret follows from Hoeffding.", confidence=0.9,
+                                  source_session="s1", established=True, session_status="proved"))
+    mm.add_theorem("UCB1 regret bound via Hoeffding", "mab", "reviewed", session_id="s1", established=True)
+    done = mm.retract_theorem("UCB1 regret bound via Hoeffding", "mab", "refuted in session s9")
+    assert done.node_id == b and set(done.sessions) == {"s9", "s1"}
+    assert [i.title for i in mm.load_for_injection("mab", k=4)] == ["t"]
+    assert mm.search_retracted("UCB1 regret Hoeffding")[0].node_id == b
 
 
 def test_deleting_a_file_forgets_the_insight(tmp_path):
@@ -166,3 +176,60 @@ def test_deleting_a_file_forgets_the_insight(tmp_path):
     again = ins.save(note)
     assert again is not None and again.exists()
     assert [e["file"] for e in ins.entries("mab")] == [again.name]
+
+
+def test_provenance_is_written_and_read_back(tmp_path):
+    ins = store(tmp_path)
+    path = ins.save(insight("Constant 1/100", "The UCB1 constant can be 1/100.", category="domain_knowledge")
+                    .model_copy(update={"session_status": "contradicted", "self_reviewed": True}))
+    meta, _ = split_front_matter(path.read_text())
+    assert meta["established"] is False and meta["session_status"] == "contradicted"
+    assert meta["self_reviewed"] is True and meta["verification_level"] == "unverified"
+    loaded = ins.read("mab", path.name)
+    assert not loaded.established and loaded.session_status == "contradicted"
+    # an old file without these fields loads, as not established
+    old = path.parent / "20240101_old.md"
+    old.write_text("---\ncategory: pitfalls\ntitle: old\nconfidence: 0.9\n---\n\nAn old note.\n")
+    assert not ins.read("mab", old.name).established
+
+
+def test_injection_never_offers_a_false_sessions_knowledge(tmp_path):
+    ins = store(tmp_path)
+    bad = {"session_status": "contradicted", "source_session": "s-bad"}
+    ins.save(insight("Constant 1/100", "The UCB1 exploration constant 1/100 suffices.",
+                     category="domain_knowledge").model_copy(update=bad))
+    ins.save(insight("Trusting one review", "A self-review missed the violated UCB1 exploration bound.",
+                     category="pitfalls").model_copy(update=bad))
+    ins.save(insight("Peeling for UCB1 exploration", "Peel over pull counts for the UCB1 exploration term.",
+                     category="proof_strategy").model_copy(update={"session_status": "proved", "self_reviewed": True}))
+    ins.save(insight("Hoeffding for UCB1 exploration", "Hoeffding gives the UCB1 exploration radius.",
+                     category="domain_knowledge").model_copy(
+                         update={"session_status": "proved", "established": True, "verification_level": "formal"}))
+    shown = {i.title: i for i in ins.load_for_injection("mab", k=10, query="UCB1 exploration constant")}
+    # the contradicted session's "knowledge" never comes back; its pitfall does, labelled
+    assert set(shown) == {"Trusting one review", "Peeling for UCB1 exploration", "Hoeffding for UCB1 exploration"}
+    block = render_memories_block(list(shown.values()))
+    assert 'status="established at formal"' in block
+    assert 'status="unverified: self-reviewed; the session ended proved"' in block
+    assert 'status="unverified: the session ended contradicted"' in block
+    assert "1/100" not in block
+
+
+def test_retract_sessions_marks_knowledge_but_keeps_pitfalls(tmp_path):
+    ins = store(tmp_path)
+    know = ins.save(insight("Regret constant", "Regret is at most 100 log T.", category="domain_knowledge")
+                    .model_copy(update={"source_session": "s1", "established": True, "session_status": "proved"}))
+    pit = ins.save(insight("Small gaps", "Small gaps force log T regret.", category="pitfalls")
+                   .model_copy(update={"source_session": "s1", "established": True, "session_status": "proved"}))
+    ins.save(insight("Other session", "Regret bounds need the gap.", category="domain_knowledge")
+                     .model_copy(update={"source_session": "s2", "established": True, "session_status": "proved"}))
+    changed = ins.retract_sessions({"s1"}, "refuted in session s3", frozenset({"domain_knowledge", "proof_strategy"}))
+    assert changed == [know]
+    meta, _ = split_front_matter(know.read_text())
+    assert meta["retracted"] is True and meta["retraction"] == "refuted in session s3" and meta["established"] is False
+    assert ins.read("mab", know.name).trust_label() == "retracted: refuted in session s3"
+    titles = {i.title for i in ins.load_for_injection("mab", k=10, query="regret")}
+    assert titles == {"Small gaps", "Other session"}
+    # a retracted note is not a merge partner either: merging would carry its claim back
+    assert ins.near_duplicates(insight("Regret constant again", "Regret is at most 100 log T always.")) == []
+    assert ins.retract_sessions({"s1"}, "refuted in session s3", None) == [pit]

@@ -82,3 +82,46 @@ async def test_garbage_reply_raises_output_error(tmp_path):
         await evolver.distill_from_session(["a failure"], [])
     assert len(backend.calls) == 2  # one repair round, then a typed failure
     assert [s.meta.name for s in reg.list()] == ["induction"]
+
+
+async def test_skills_from_an_unestablished_session_are_labelled(tmp_path):
+    from eurekaclaw.skills.evolver import SkillProvenance
+
+    backend, reg, _ = make(tmp_path, GOOD)
+    prov = SkillProvenance(source_session="s7", session_status="contradicted", established=False,
+                           verification_level="reviewed", self_reviewed=True,
+                           note="an experiment violated a bound", shown_false=True)
+    evolver = SkillEvolver(SessionLLM(backend, UsageLedger(None)), reg, domain="mab", provenance=prov)
+    created = await evolver.distill_from_session(["L4: gap: the constant is not justified"], ["L1 proof: PROOF-TEXT"])
+    skill = reg.get(created[0].meta.name)
+    assert not skill.meta.established and skill.meta.verification_level == "unverified"
+    assert skill.meta.source_session == "s7" and skill.meta.self_reviewed
+    assert skill.body.startswith("> **Unverified.** Distilled from session s7")
+    prompt = backend.calls[0].prompt_text()
+    # a false session's proofs are not strategies: the model sees only the failures
+    assert "PROOF-TEXT" not in prompt and "not justified" in prompt and "did NOT establish" in prompt
+    # the provenance survives a reload from disk
+    again = SkillRegistry(tmp_path / "user", builtin_dir=tmp_path / "none").get(skill.meta.name)
+    assert again.meta.session_status == "contradicted" and not again.meta.established
+
+
+async def test_flag_retracted_skills_stops_offering_them(tmp_path):
+    from eurekaclaw.skills.evolver import SkillProvenance, flag_retracted_skills
+
+    backend, reg, _ = make(tmp_path, GOOD)
+    evolver = SkillEvolver(SessionLLM(backend, UsageLedger(None)), reg, domain="mab",
+                           provenance=SkillProvenance(source_session="s1", session_status="proved"))
+    await evolver.distill_from_session(["a failure"], [])
+    assert "bernstein-for-small-variance" in {s.meta.name for s in reg.get_by_role("prover")}
+    assert flag_retracted_skills(reg, {"other"}, "why") == []
+    flagged = flag_retracted_skills(reg, {"s1"}, "refuted in session s2")
+    # the user's own skill of the same session-less kind is never touched
+    assert flagged == ["bernstein-for-small-variance", "induction-distilled"]
+    reloaded = SkillRegistry(tmp_path / "user", builtin_dir=tmp_path / "none")
+    skill = reloaded.get("bernstein-for-small-variance")
+    assert skill.meta.retracted and skill.meta.retraction == "refuted in session s2"
+    assert skill.body.startswith("> **Retracted.**")
+    offered = {s.meta.name for s in reloaded.get_by_role("prover")}
+    assert "bernstein-for-small-variance" not in offered and "induction" in offered
+    assert len(reloaded.list()) == 3  # still listed, so the user sees why it is gone
+    assert flag_retracted_skills(reloaded, {"s1"}, "refuted in session s2") == []  # idempotent
