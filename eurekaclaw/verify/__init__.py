@@ -2,7 +2,10 @@
 Coq/Lean proof checking. docs/verification.md describes the claim language and the verdicts.
 
 Names are imported on first use (PEP 562), so the SMT worker, which needs only the parser,
-does not pay for scipy at start-up.
+does not pay for scipy at start-up. The statement generators live in their own modules and are
+imported from there (`from eurekaclaw.verify.coq_statement import coq_statement`, likewise
+`lean_statement`): a package attribute named like a submodule is replaced by the submodule as
+soon as it is imported.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ _EXPORTS = {
     "FalsifierReport": "falsifier",
     "falsify": "falsifier",
     "smt_check": "smt",
-    "coq_check": "coq",
-    "lean_check": "lean",
+    "coq_check_claim": "coq",
+    "CoqUntranslatable": "coq_statement",
+    "lean_check_claim": "lean",
+    "LeanUntranslatable": "lean_statement",
     "run_mechanical_checks": "mechanical",
     "mechanical_level": "mechanical",
     "refuted": "mechanical",
@@ -32,13 +37,15 @@ __all__ = [
     "CheckerInfo",
     "ClaimError",
     "ClaimEvaluation",
+    "CoqUntranslatable",
     "FalsifierReport",
+    "LeanUntranslatable",
     "ParsedClaim",
     "available_checkers",
-    "coq_check",
+    "coq_check_claim",
     "evaluate_claim_at",
     "falsify",
-    "lean_check",
+    "lean_check_claim",
     "mechanical_level",
     "parse_claim",
     "refuted",
@@ -49,11 +56,13 @@ __all__ = [
 if TYPE_CHECKING:
     from eurekaclaw.verify.checkers import CheckerInfo, available_checkers
     from eurekaclaw.verify.claims import ParsedClaim, parse_claim
-    from eurekaclaw.verify.coq import coq_check
+    from eurekaclaw.verify.coq import coq_check_claim
+    from eurekaclaw.verify.coq_statement import CoqUntranslatable
     from eurekaclaw.verify.exact import ClaimEvaluation, evaluate_claim_at
     from eurekaclaw.verify.falsifier import FalsifierReport, falsify
     from eurekaclaw.verify.grammar import ClaimError
-    from eurekaclaw.verify.lean import lean_check
+    from eurekaclaw.verify.lean import lean_check_claim
+    from eurekaclaw.verify.lean_statement import LeanUntranslatable
     from eurekaclaw.verify.mechanical import mechanical_level, refuted, run_mechanical_checks
     from eurekaclaw.verify.smt import smt_check
 

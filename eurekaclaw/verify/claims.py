@@ -4,6 +4,13 @@ The AST from grammar.py is turned into sympy objects here under a fixed vocabula
 variables, sum indices in their own scope, the constants pi/e and a whitelist of functions.
 Constant sub-expressions that sympy would evaluate eagerly (2^(10^9), factorial(10^7)) are
 size-checked first, so a claim cannot make the parser hang or exhaust memory.
+
+Every node that involves a variable is built *unevaluated* (as written). sympy's automatic
+rewriting is value-preserving over the complex numbers but not over the reals a claim speaks
+about: with x >= 0 it turns sqrt(x*y) into sqrt(x)*sqrt(y), which is undefined at (0, -1) where
+the original is 0. The checkers therefore work on the expression as written; `evaluated()` /
+`Relation.simplified` give sympy's normal form where only the value matters. Purely numeric
+sub-expressions are folded to their value (they have no domain to lose).
 """
 
 from __future__ import annotations
@@ -13,16 +20,20 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from functools import cached_property
+from typing import Any, Literal
 
 import sympy as sp
 
 from eurekaclaw.types.artifacts import Claim, ClaimVariable
+from eurekaclaw.verify.forms import evaluated, known_sign, negate, subtract
 from eurekaclaw.verify.grammar import ClaimError, Node, parse_relation_text
 
 MAX_VARIABLES = 30
 MAX_ASSUMPTIONS = 40
-MAX_CONSTANT_BITS = 20_000  # largest integer a constant power may produce (~6,000 digits)
+# Largest integer a constant may be (~3,900 digits): every constant must still print, and Python
+# refuses to turn integers of more than 4,300 digits into text.
+MAX_CONSTANT_BITS = 13_000
 MAX_EXPONENT = 10**6
 MAX_FACTORIAL = 2_000
 MAX_DIRECT_SUM_TERMS = 100_000
@@ -66,17 +77,26 @@ class VarDomain:
 
 @dataclass(frozen=True)
 class Relation:
+    """One link `lhs op rhs`; the sides are the expressions as written (see the module doc).
+    `index` is the assumption it came from (0-based), -1 for the conclusion."""
+
     op: RelOp
     lhs: sp.Expr
     rhs: sp.Expr
     text: str
+    index: int = -1
 
     def difference(self) -> sp.Expr:
         """An expression that is >= 0 (or > 0) exactly when an inequality holds; lhs - rhs for
-        == and !=."""
+        == and !=. Unevaluated, like the sides."""
         if self.op in ("<=", "<"):
-            return self.rhs - self.lhs
-        return self.lhs - self.rhs
+            return subtract(self.rhs, self.lhs)
+        return subtract(self.lhs, self.rhs)
+
+    @cached_property
+    def simplified(self) -> Relation:
+        """The same relation with sympy's automatic evaluation applied to both sides."""
+        return Relation(self.op, evaluated(self.lhs), evaluated(self.rhs), self.text, self.index)
 
     @property
     def strict(self) -> bool:
@@ -94,6 +114,10 @@ class ParsedClaim:
     # before sympy's automatic simplification can hide them (sqrt(x)^2 becomes x).
     conditions: list[Relation] = field(default_factory=list)
     has_unresolved_sum: bool = False
+    # The conditions of the conclusion's own expressions (a subset of `conditions`).
+    conclusion_conditions: list[Relation] = field(default_factory=list)
+    # Compiled evaluators, built once per parsed claim by their users (exact.py).
+    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def names(self) -> list[str]:
@@ -185,40 +209,65 @@ def _check_constant_power(base: sp.Expr, exponent: sp.Expr, what: str) -> None:
 
 
 class _Builder:
-    def __init__(self, symbols: dict[str, sp.Symbol], what: str) -> None:
+    """AST -> sympy. `display=True` keeps everything as written for rendering: numeric
+    sub-expressions are not folded and sums keep their Sum form."""
+
+    def __init__(self, symbols: dict[str, sp.Symbol], what: str, *, display: bool = False) -> None:
         self.symbols = symbols
         self.what = what
+        self.display = display
         self.unknown: list[str] = []
         self.unresolved_sum = False
         self.conditions: list[Relation] = []
+
+    def make(self, cls: Any, *args: sp.Expr) -> sp.Expr:
+        """A node as written; folded to its value when it involves no variable."""
+        if not self.display and all(a.is_number for a in args):
+            return self.sized(cls(*args))
+        return cls(*args, evaluate=False)
+
+    def sized(self, value: sp.Expr) -> sp.Expr:
+        """`value`, unless it is a rational too large to handle (10^3000 * 10^3000)."""
+        if value.is_Rational and max(abs(int(value.p)).bit_length(), int(value.q).bit_length()) > MAX_CONSTANT_BITS:
+            raise ClaimError(f"{self.what}: a constant in the claim has more than {MAX_CONSTANT_BITS:,} bits (about 3,900 digits)")
+        return value
+
+    def neg(self, value: sp.Expr) -> sp.Expr:
+        return -value if value.is_number and not self.display else negate(value)
 
     def require(self, expr: sp.Expr, op: RelOp, why: str) -> None:
         """Record that `expr op 0` must hold for the expression to be defined."""
         if not expr.free_symbols <= set(self.symbols.values()):
             return  # involves a sum index; the sum itself is checked numerically
         if expr.is_number:
-            verdict = {">": expr > 0, ">=": expr >= 0, "!=": sp.Ne(expr, 0)}[op]
+            value = evaluated(expr)
+            verdict = {">": value > 0, ">=": value >= 0, "!=": sp.Ne(value, 0)}[op]
             if verdict == sp.false:
-                raise ClaimError(f"{self.what}: {why} fails for the constant {expr}, so the claim is undefined")
+                raise ClaimError(f"{self.what}: {why} fails for the constant {value}, so the claim is undefined")
             if verdict == sp.true:
                 return
-        rel = Relation(op, expr, sp.Integer(0), f"{why} ({expr} {op} 0)")
+        elif known_sign(expr, op):
+            return  # a*b >= 0 for positive a, b; x^2 + 1 > 0: nothing to record
+        rel = Relation(op, expr, sp.Integer(0), f"{why} ({evaluated(expr)} {op} 0)")
         if all((r.op, r.lhs) != (op, expr) for r in self.conditions):
             self.conditions.append(rel)
 
     def power(self, base: sp.Expr, exponent: sp.Expr) -> sp.Expr:
-        _check_constant_power(base, exponent, self.what)
-        if exponent.is_Rational and not exponent.is_integer:
-            self.require(base, ">" if exponent < 0 else ">=", "a fractional power needs a non-negative base")
-        elif exponent.is_Rational and exponent < 0:
+        # Decisions use the values; the node keeps the form as written.
+        b = evaluated(base) if base.is_number else base
+        exp = evaluated(exponent) if exponent.is_number else exponent
+        _check_constant_power(b, exp, self.what)
+        if exp.is_Rational and not exp.is_integer:
+            self.require(base, ">" if exp < 0 else ">=", "a fractional power needs a non-negative base")
+        elif exp.is_Rational and exp < 0:
             self.require(base, "!=", "a negative power needs a non-zero base")
-        elif not exponent.is_Rational and not (base.is_number and base.is_positive):
-            if exponent.is_integer:
-                if not exponent.is_nonnegative:
+        elif not exp.is_Rational and not (b.is_number and b.is_positive):
+            if exp.is_integer:
+                if not exp.is_nonnegative:
                     self.require(base, "!=", "a power with a possibly negative integer exponent needs a non-zero base")
             else:
                 self.require(base, ">", "a power with a non-integer exponent needs a positive base")
-        return sp.Pow(base, exponent)
+        return self.make(sp.Pow, base, exponent)
 
     def build(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
         if node.kind in ("binop",) and node.value in ("+", "-", "*", "/"):
@@ -228,7 +277,7 @@ class _Builder:
         if node.kind == "name":
             return self._name(node, scope)
         if node.kind == "neg":
-            return -self.build(node.args[0], scope)
+            return self.neg(self.build(node.args[0], scope))
         if node.kind == "binop" and node.value == "^":
             base, exponent = (self.build(a, scope) for a in node.args)
             return self.power(base, exponent)
@@ -253,13 +302,15 @@ class _Builder:
         for op, operand in reversed(items):
             value = self.build(operand, scope)
             if additive:
-                parts.append(value if op == "+" else -value)
+                parts.append(value if op == "+" else self.neg(value))
             elif op == "*":
                 parts.append(value)
             else:
                 self.require(value, "!=", "a denominator must be non-zero")
-                parts.append(sp.Pow(value, -1))
-        return sp.Add(*parts) if additive else sp.Mul(*parts)
+                parts.append(self.make(sp.Pow, value, sp.Integer(-1)))
+        if self.display and len(parts) == 2 and parts[0].is_Rational and isinstance(parts[1], sp.Pow) and parts[1].base.is_Rational:
+            return parts[0] / parts[1].base  # 1/4 reads as the fraction it is
+        return self.make(sp.Add if additive else sp.Mul, *parts)
 
     def _name(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
         if node.value in scope:
@@ -291,12 +342,15 @@ class _Builder:
             self.require(args[0], ">", "the argument of log must be positive")
             if len(args) == 2:
                 self.require(args[1], ">", "the base of log must be positive")
-                self.require(args[1] - 1, "!=", "the base of log must not be 1")
+                self.require(self.make(sp.Add, args[1], sp.Integer(-1)), "!=", "the base of log must not be 1")
+                # log(x, b) = log(x)/log(b); sympy's own two-argument log would drop the base
+                # when not evaluated
+                return self.make(sp.Mul, self.make(sp.log, args[0]), self.make(sp.Pow, self.make(sp.log, args[1]), sp.Integer(-1)))
         elif name == "tan":
-            self.require(sp.cos(args[0]), "!=", "tan needs cos(argument) != 0")
+            self.require(self.make(sp.cos, args[0]), "!=", "tan needs cos(argument) != 0")
         elif name == "factorial":
             self.require(args[0], ">=", "factorial needs a non-negative argument")
-        return _FUNCTIONS[name](args, self.what)
+        return _FUNCTIONS[name](self, args)
 
     def _sum(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
         body, limits = node.args
@@ -310,10 +364,12 @@ class _Builder:
             raise ClaimError(f"{self.what}: sum bounds must be integer expressions (use floor(...) or integer variables)")
         k = sp.Symbol(index, integer=True)
         summand = self.build(body, {**scope, index: k})
-        self.require(high - low + 1, ">=", "a sum needs upper bound >= lower bound - 1")
+        self.require(self.make(sp.Add, high, self.neg(low), sp.Integer(1)), ">=", "a sum needs upper bound >= lower bound - 1")
+        if self.display:
+            return sp.Sum(summand, (k, low, high))
         # Summing over dummy bounds gives the closed form without sympy adding up 10^9 terms
         # one by one when the bounds are numbers.
-        span = high - low
+        span = evaluated(high) - evaluated(low)
         b = sp.Dummy("b", integer=True)
         upper = b if span.is_Number and span > MAX_FACTORIAL else high
         closed = sp.Sum(summand, (k, low, upper)).doit()
@@ -324,41 +380,38 @@ class _Builder:
             return sp.Sum(summand, (k, low, high))
         if span.is_Number and span > MAX_FACTORIAL and closed.has(*_EAGER_FUNCTIONS):
             raise ClaimError(f"{self.what}: the sum's closed form {closed} is too expensive to evaluate at these bounds")
-        return closed.subs(b, high)
+        return self.sized(closed.subs(b, high))
 
 
 _EAGER_FUNCTIONS = (sp.harmonic, sp.factorial, sp.gamma, sp.polygamma, sp.zeta, sp.binomial, sp.RisingFactorial, sp.FallingFactorial)
 
 
-def _factorial(args: list[sp.Expr], what: str) -> sp.Expr:
+def _factorial(builder: _Builder, args: list[sp.Expr]) -> sp.Expr:
     (a,) = args
-    if a.is_Number and not (a.is_integer and 0 <= a <= MAX_FACTORIAL):
-        raise ClaimError(f"{what}: factorial({a}) is out of range (integers 0..{MAX_FACTORIAL})")
-    return sp.factorial(a)
+    value = evaluated(a) if a.is_number else a
+    if value.is_Number and not (value.is_integer and 0 <= value <= MAX_FACTORIAL):
+        raise ClaimError(f"{builder.what}: factorial({value}) is out of range (integers 0..{MAX_FACTORIAL})")
+    return builder.make(sp.factorial, a)
 
 
-def _binomial(args: list[sp.Expr], what: str) -> sp.Expr:
+def _binomial(builder: _Builder, args: list[sp.Expr]) -> sp.Expr:
     n, k = args
-    if n.is_Number and abs(n) > 100 * MAX_FACTORIAL:
-        raise ClaimError(f"{what}: binomial({n}, {k}) is out of range")
-    return sp.binomial(n, k)
+    value = evaluated(n) if n.is_number else n
+    if value.is_Number and abs(value) > 100 * MAX_FACTORIAL:
+        raise ClaimError(f"{builder.what}: binomial({value}, {k}) is out of range")
+    return builder.make(sp.binomial, n, k)
 
 
-def _log(args: list[sp.Expr], what: str) -> sp.Expr:
-    return sp.log(args[0]) if len(args) == 1 else sp.log(args[0]) / sp.log(args[1])
+def _fn(cls: Any) -> Callable[[_Builder, list[sp.Expr]], sp.Expr]:
+    return lambda builder, args: builder.make(cls, *args)
 
 
-def _one(fn: Callable[[sp.Expr], sp.Expr]) -> Callable[[list[sp.Expr], str], sp.Expr]:
-    return lambda args, what: fn(args[0])
-
-
-_FUNCTIONS: dict[str, Callable[[list[sp.Expr], str], sp.Expr]] = {
-    "log": _log, "ln": _log, "exp": _one(sp.exp),
-    "abs": _one(sp.Abs), "Abs": _one(sp.Abs),
-    "min": lambda a, w: sp.Min(*a), "max": lambda a, w: sp.Max(*a),
-    "Min": lambda a, w: sp.Min(*a), "Max": lambda a, w: sp.Max(*a),
-    "floor": _one(sp.floor), "ceil": _one(sp.ceiling), "ceiling": _one(sp.ceiling),
-    "sin": _one(sp.sin), "cos": _one(sp.cos), "tan": _one(sp.tan),
+_FUNCTIONS: dict[str, Callable[[_Builder, list[sp.Expr]], sp.Expr]] = {
+    "log": _fn(sp.log), "ln": _fn(sp.log), "exp": _fn(sp.exp),
+    "abs": _fn(sp.Abs), "Abs": _fn(sp.Abs),
+    "min": _fn(sp.Min), "max": _fn(sp.Max), "Min": _fn(sp.Min), "Max": _fn(sp.Max),
+    "floor": _fn(sp.floor), "ceil": _fn(sp.ceiling), "ceiling": _fn(sp.ceiling),
+    "sin": _fn(sp.sin), "cos": _fn(sp.cos), "tan": _fn(sp.tan),
     "factorial": _factorial, "binomial": _binomial,
 }
 
@@ -368,7 +421,7 @@ _FUNCTIONS: dict[str, Callable[[list[sp.Expr], str], sp.Expr]] = {
 # --------------------------------------------------------------------------------------------
 
 
-def _relations(text: str, what: str, builder: _Builder) -> list[Relation]:
+def _relations(text: str, what: str, builder: _Builder, index: int) -> list[Relation]:
     tree = parse_relation_text(text, what)
     if tree.kind != "chain":
         raise ClaimError(f"{what}: expected a relation (<=, >=, <, >, ==, !=), got an expression")
@@ -376,7 +429,7 @@ def _relations(text: str, what: str, builder: _Builder) -> list[Relation]:
     if "!=" in ops and len(ops) > 1:
         raise ClaimError(f"{what}: '!=' cannot be chained with other relations")
     sides = [builder.build(part, builder.symbols) for part in tree.args]
-    return [Relation(op, sides[i], sides[i + 1], text.strip()) for i, op in enumerate(ops)]  # type: ignore[arg-type]
+    return [Relation(op, sides[i], sides[i + 1], text.strip(), index) for i, op in enumerate(ops)]  # type: ignore[arg-type]
 
 
 def _declare(variables: list[ClaimVariable]) -> tuple[dict[str, sp.Symbol], dict[str, VarDomain]]:
@@ -397,8 +450,9 @@ def _declare(variables: list[ClaimVariable]) -> tuple[dict[str, sp.Symbol], dict
     return symbols, domains
 
 
-def parse_claim(claim: Claim) -> ParsedClaim:
-    """Parse and validate a claim; raise ClaimError with a one-line reason when it is unusable."""
+def parse_claim(claim: Claim, *, display: bool = False) -> ParsedClaim:
+    """Parse and validate a claim; raise ClaimError with a one-line reason when it is unusable.
+    `display=True` keeps numbers and sums exactly as written (for rendering, not checking)."""
     if len(claim.assumptions) > MAX_ASSUMPTIONS:
         raise ClaimError(f"claim has {len(claim.assumptions)} assumptions; the limit is {MAX_ASSUMPTIONS}")
     symbols, domains = _declare(claim.variables)
@@ -406,14 +460,15 @@ def parse_claim(claim: Claim) -> ParsedClaim:
     conditions: list[Relation] = []
     unresolved = False
     for i, text in enumerate([*claim.assumptions, claim.conclusion]):
-        what = "conclusion" if i == len(claim.assumptions) else f"assumption {i + 1}"
-        builder = _Builder(symbols, what)
-        relations = _relations(text, what, builder)
+        last = i == len(claim.assumptions)
+        what = "conclusion" if last else f"assumption {i + 1}"
+        builder = _Builder(symbols, what, display=display)
+        relations = _relations(text, what, builder, -1 if last else i)
         _raise_unknown(builder)
         unresolved |= builder.unresolved_sum
         conditions += [c for c in builder.conditions if all((r.op, r.lhs) != (c.op, c.lhs) for r in conditions)]
-        if what == "conclusion":
-            return ParsedClaim(claim, symbols, domains, assumptions, relations, conditions, unresolved)
+        if last:
+            return ParsedClaim(claim, symbols, domains, assumptions, relations, conditions, unresolved, builder.conditions)
         assumptions += relations
     raise AssertionError("unreachable")
 

@@ -21,14 +21,20 @@ import sympy as sp
 
 from eurekaclaw.types.artifacts import Claim
 from eurekaclaw.verify.claims import ParsedClaim, Relation, parse_claim
-from eurekaclaw.verify.numeric import compile_mpmath
+from eurekaclaw.verify.forms import evaluated
+from eurekaclaw.verify.numeric import TooLarge, compile_mpmath
 
 MP_DIGITS = 60
+MAX_MP_INPUT_DIGITS = 3_000  # inputs longer than this are not evaluated in high precision
 ZERO_TOL = mpmath.mpf(10) ** -40  # relative; below this a difference is "too close to call"
 EXACT_EXPONENT_LIMIT = 5_000
 EXACT_SPECIAL_LIMIT = 3_000
 EXACT_SUM_TERMS = 50
-_EXACT_STR = re.compile(r"-?\d{1,400}(/\d{1,400})?|-?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,3})?")
+# Unambiguous (no quadratic backtracking); the length is capped separately, long enough for a
+# solver's model far beyond the float range and below Python's limit on converting digit
+# strings to int (4,300 digits).
+_EXACT_STR = re.compile(r"-?\d+(/\d+)?|-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,3})?")
+MAX_EXACT_CHARS = 4_200
 
 Status = Literal["holds", "fails", "outside", "undefined", "undecided"]
 
@@ -62,7 +68,7 @@ def to_exact(value: Any) -> sp.Rational:
         return sp.Integer(value)
     if isinstance(value, str):
         text = value.strip()
-        if not _EXACT_STR.fullmatch(text):
+        if len(text) > MAX_EXACT_CHARS or not _EXACT_STR.fullmatch(text):
             raise ValueError(f"{value[:40]!r} is not a number")
         return sp.Rational(text)
     number = float(value)  # numpy scalars and friends
@@ -99,6 +105,27 @@ def _exact_is_cheap(parsed: ParsedClaim, approx: dict[sp.Symbol, float]) -> bool
     return True
 
 
+PROBE_DIGITS = 15
+
+
+def _too_large(parsed: ParsedClaim, exact: dict[sp.Symbol, sp.Rational]) -> str | None:
+    """Why the point is beyond what can be evaluated in reasonable time (exp(exp(10^6)): both
+    sympy and mpmath would work with 1.4 million bits), or None. Probed at low precision with
+    guarded functions before anything else touches the point."""
+    probe = parsed.cache.get("probe")
+    if probe is None:
+        probe = parsed.cache["probe"] = compile_mpmath(list(parsed.symbols.values()), parsed.all_expressions(), guarded=True)
+    with mpmath.workdps(PROBE_DIGITS):
+        args = [mpmath.mpf(int(exact[s].p)) / int(exact[s].q) for s in parsed.symbols.values()]
+        try:
+            probe(*args)
+        except TooLarge as exc:
+            return str(exc)
+        except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+            pass  # undefined points are the evaluation's business; the probe only guards cost
+    return None
+
+
 class _Decider:
     """Signs of relation differences at one point, exactly when cheap, else with mpmath."""
 
@@ -107,21 +134,47 @@ class _Decider:
         self.exact = exact
         approx = {s: float(v) for s, v in exact.items()}
         self.cheap = _exact_is_cheap(parsed, approx)
+        self.unstable = False  # a high-precision value changed with the working precision
 
     def _mp(self, expr: sp.Expr) -> Any:
-        symbols = list(self.exact)
-        with mpmath.workdps(MP_DIGITS):
-            fn = compile_mpmath(symbols, [expr])
-            args = [mpmath.mpf(int(v.p)) / int(v.q) for v in self.exact.values()]
+        """The value at MP_DIGITS digits beyond what the inputs need (so n = 10^400 + 1 and
+        n - 2 stay different numbers), computed twice, the second time at double precision:
+        when the two disagree the working precision was not enough (a cancellation inside,
+        say), and the value is nan — undecided — rather than a confident wrong sign."""
+        # bit lengths, not str(): Python refuses to print integers of more than 4,300 digits
+        input_digits = max((int((abs(int(v.p)).bit_length() + int(v.q).bit_length()) * 0.30103) + 2 for v in self.exact.values()), default=0)
+        if input_digits > MAX_MP_INPUT_DIGITS:
+            return mpmath.nan
+        fn = self.parsed.cache.get(("mp", expr))
+        if fn is None:
+            fn = self.parsed.cache[("mp", expr)] = compile_mpmath(list(self.exact), [expr], guarded=True)
+        digits = MP_DIGITS + input_digits
+        values = []
+        for dps in (digits, 2 * digits):
+            with mpmath.workdps(dps):
+                args = [mpmath.mpf(int(v.p)) / int(v.q) for v in self.exact.values()]
+                try:
+                    values.append(fn(*args)[0])
+                except (ZeroDivisionError, ValueError, OverflowError, TypeError, TooLarge):
+                    return mpmath.nan
+        low, high = values
+        with mpmath.workdps(2 * digits):
             try:
-                return fn(*args)[0]
-            except (ZeroDivisionError, ValueError, OverflowError, TypeError):
+                if not (mpmath.isfinite(low) and mpmath.isfinite(high)):
+                    return mpmath.nan
+                if abs(high - low) > mpmath.mpf(10) ** -(MP_DIGITS // 2) * max(abs(high), abs(low)):
+                    self.unstable = True
+                    return mpmath.nan
+            except TypeError:
                 return mpmath.nan
+        return high
 
     def _value(self, expr: sp.Expr) -> tuple[Any, sp.Expr | None]:
         """(mpmath number or nan, exact sympy value when available)."""
         if self.cheap:
             exact = expr.xreplace(self.exact) if self.exact else expr
+            if not exact.is_Number:
+                exact = evaluated(exact)  # nodes xreplace left alone are still as written
             if exact.has(sp.Sum):
                 exact = exact.doit()
             if exact.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or exact.free_symbols:
@@ -144,9 +197,10 @@ class _Decider:
     def sign(self, rel: Relation) -> tuple[int | None, Any, str]:
         """(-1/0/1 sign of rel.difference(), its value, note); None sign = undefined/undecided."""
         diff = rel.difference()
+        self.unstable = False
         d, exact = self._value(diff)
         if not mpmath.isfinite(d):
-            return None, d, "undefined"
+            return None, d, "the value changes with the working precision; cannot decide" if self.unstable else "undefined"
         if exact is not None and exact.is_Rational:
             return (0 if exact == 0 else 1 if exact > 0 else -1), d, "exact"
         # Relative to the sides, so exp(-10^6) vs exp(-2*10^6) is still decided.
@@ -186,6 +240,9 @@ def evaluate_parsed(parsed: ParsedClaim, assignment: dict[str, Any]) -> ClaimEva
         if not domain.contains(value):
             return ClaimEvaluation(None, math.nan, f"{name}={value} is outside its domain ({domain.describe()})", "outside")
         exact[symbol] = value
+    too_large = _too_large(parsed, exact)
+    if too_large is not None:
+        return ClaimEvaluation(None, math.nan, f"cannot be evaluated here: {too_large}", "undecided")
     decider = _Decider(parsed, exact)
     for rel in parsed.conditions:
         sign, _, note = decider.sign(rel)

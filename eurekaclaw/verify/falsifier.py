@@ -3,8 +3,10 @@ exact re-check (exact.py) confirms it.
 
 Search = random samples within the domains + special values and their grid + a local search
 (Nelder–Mead on the real variables, hill-climbing on the integers) started from the worst
-points, minimising the conclusion's normalised slack. Deterministic for a given seed unless the
-time budget cuts the search short. Passing is evidence, never a proof.
+points, minimising the conclusion's normalised slack. Points floating point cannot evaluate
+(nan/inf from overflow or 0*inf) and points just beyond constants too large for floats are
+decided exactly instead of being dropped. Deterministic for a given seed unless the time budget
+cuts the search short. Passing is evidence, never a proof.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import sympy as sp
 from scipy.optimize import minimize
 
 from eurekaclaw.types.artifacts import CheckResult, Claim
-from eurekaclaw.verify.claims import ParsedClaim, Relation, VarDomain
+from eurekaclaw.verify.claims import ParsedClaim, Relation, VarDomain, evaluated
 from eurekaclaw.verify.exact import ClaimEvaluation, evaluate_parsed, parsed_for
 from eurekaclaw.verify.numeric import compile_numpy
 from eurekaclaw.verify.sampling import in_domain, random_values, special_grid
@@ -31,6 +33,9 @@ MAX_NEAR = 4
 LOCAL_STARTS = 6
 LOCAL_MAXFEV = 300
 PENALTY = 1e3
+MAX_RECHECK = 12  # points floats could not evaluate that are decided exactly
+HUGE = sp.Integer(2) ** 1000  # constants beyond this are probed with exact points
+MAX_PROBE_BITS = 10_000  # ... up to about 3,000 digits (Python prints at most 4,300)
 
 
 @dataclass
@@ -89,7 +94,7 @@ class _Search:
         for rel in self.parsed.assumptions:
             if rel.op != "==":
                 continue
-            diff = rel.difference()
+            diff = evaluated(rel.difference())  # solving wants sympy's normal form; roots are re-checked
             for i, sym in enumerate(syms):
                 if sym in blocked or self.domains[i].kind != "real" or sym not in diff.free_symbols:
                     continue
@@ -116,26 +121,32 @@ class _Search:
         return rows
 
     # -- evaluation ---------------------------------------------------------------------------
-    def evaluate(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(normalised slack, raw slack, tolerance, feasible) per row."""
+    def evaluate(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(normalised slack, raw slack, tolerance, feasible, uncertain) per row. `uncertain`:
+        in the domain, no guard fails, but floats gave nan/inf for a guard or the conclusion
+        (overflow, 0*inf, ...): only the exact re-check can say what happens there."""
         with np.errstate(all="ignore"):
             return self._evaluate(rows)
 
-    def _evaluate(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _evaluate(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         m = rows.shape[0]
         outs = self.fn(*[rows[:, c] for c in range(rows.shape[1])])
         outs = [np.broadcast_to(np.asarray(o, float), (m,)) for o in outs]
         feasible = np.ones(m, bool)
         for c, dom in enumerate(self.domains):
             feasible &= in_domain(dom, rows[:, c])
+        unknown = np.zeros(m, bool)
         k = 2 * len(self.parsed.conclusion)
         for rel, d in zip(self.guards, outs[k:], strict=True):
+            finite = np.isfinite(d)
+            unknown |= ~finite
             if rel.op == "==":
-                feasible &= np.abs(d) <= 1e-9 * (1 + np.abs(d))
+                holds = np.abs(d) <= 1e-9 * (1 + np.abs(d))
             elif rel.op == "!=":
-                feasible &= d != 0
+                holds = d != 0
             else:
-                feasible &= (d > 0) if rel.strict else (d >= 0)
+                holds = (d > 0) if rel.strict else (d >= 0)
+            feasible &= holds | ~finite
         norm = np.full(m, np.inf)
         raw = np.full(m, np.inf)
         tol = np.zeros(m)
@@ -151,8 +162,8 @@ class _Search:
             norm = np.where(better, d / scale, norm)
             raw = np.where(better, d, raw)
             tol = np.where(better, ATOL + RTOL * scale, tol)
-        feasible &= np.isfinite(norm)
-        return norm, raw, tol, feasible
+        unknown |= ~np.isfinite(norm)
+        return norm, raw, tol, feasible & ~unknown, feasible & unknown
 
     def point(self, row: np.ndarray) -> dict[str, float | int]:
         return {n: (int(v) if d.kind == "int" else float(v)) for n, d, v in zip(self.names, self.domains, row, strict=True)}
@@ -163,7 +174,7 @@ class _Search:
             raise _Timeout
         self.fevals += 1
         full = self.complete(row[None, :].copy(), branch[None, :])
-        norm, _, _, ok = self.evaluate(full)
+        norm, _, _, ok, _ = self.evaluate(full)
         return float(norm[0]) if ok[0] else PENALTY
 
     def local_search(self, row: np.ndarray, branch: np.ndarray) -> list[np.ndarray]:
@@ -259,10 +270,17 @@ def falsify(claim: Claim, *, seed: int = 0, budget_s: float = 2.0, samples: int 
     search = _Search(parsed, started + max(budget_s, 0.05))
     rng = np.random.default_rng(seed)
     rows, branches = _sample(search, max(samples, 1), rng)
-    norm, raw, tol, ok = search.evaluate(rows)
+    norm, raw, tol, ok, uncertain = search.evaluate(rows)
     checked = len(rows)
     seen: dict[tuple[Any, ...], ClaimEvaluation] = {}
-    first = _conclude(search, parsed, rows, norm, raw, tol, ok, checked, started, seed, seen)
+    # Points floats could not evaluate, and points beyond the float range built from the
+    # claim's own huge constants, are decided exactly instead of being dropped.
+    recheck_until = started + max(budget_s, 0.05) / 2
+    exact = _exact_checks(parsed, [*_uncertain_points(search, rows, uncertain), *_huge_probes(parsed)], seen, recheck_until)
+    for pt, ev in exact:
+        if ev.holds is False:
+            return _exact_counterexample(pt, ev, checked + len(exact), int(ok.sum()), started, seed)
+    first = _conclude(search, parsed, rows, norm, raw, tol, ok, checked, started, seed, seen, exact)
     if first.confirmed:
         return first  # the samples already hold a confirmed counterexample
     if ok.any():
@@ -286,17 +304,94 @@ def falsify(claim: Claim, *, seed: int = 0, budget_s: float = 2.0, samples: int 
             pass
         if extra:
             more = search.complete(np.array(extra), np.array(extra_branches))
-            m_norm, m_raw, m_tol, m_ok = search.evaluate(more)
+            m_norm, m_raw, m_tol, m_ok, _ = search.evaluate(more)
             rows, norm, raw, tol, ok = (np.vstack([rows, more]), np.concatenate([norm, m_norm]), np.concatenate([raw, m_raw]),
                                          np.concatenate([tol, m_tol]), np.concatenate([ok, m_ok]))
         checked += search.fevals
-    return _conclude(search, parsed, rows, norm, raw, tol, ok, checked, started, seed, seen)
+    return _conclude(search, parsed, rows, norm, raw, tol, ok, checked, started, seed, seen, exact)
+
+
+def _uncertain_points(search: _Search, rows: np.ndarray, uncertain: np.ndarray) -> list[dict[str, Any]]:
+    """A deterministic handful of the rows floats could not evaluate: the simplest, the
+    largest (overflow lives there) and an even spread of the rest."""
+    idx = np.flatnonzero(uncertain)
+    if not len(idx):
+        return []
+    simple = idx[np.argsort([_simplicity(rows[i]) for i in idx], kind="stable")]
+    large = idx[np.argsort(-np.max(np.abs(rows[idx]), axis=1), kind="stable")] if rows.shape[1] else idx
+    spread = idx[np.linspace(0, len(idx) - 1, MAX_RECHECK // 3).astype(int)]
+    out: list[dict[str, Any]] = []
+    for i in [*simple[:MAX_RECHECK // 3], *large[:MAX_RECHECK // 3], *spread]:
+        pt = search.point(rows[int(i)])
+        if pt not in out:
+            out.append(pt)
+    return out
+
+
+def _huge_probes(parsed: ParsedClaim) -> list[dict[str, Any]]:
+    """Points just beyond the claim's constants that exceed the float range (x <= 10^600 fails
+    at 10^600 + 1), one variable at a time, others at a simple value of their domain."""
+    huge = sorted({abs(int(a)) for e in parsed.all_expressions() for a in e.atoms(sp.Rational)
+                   if abs(a) > HUGE and abs(int(a)).bit_length() < MAX_PROBE_BITS}, key=lambda v: -v)[:3]
+    if not huge:
+        return []
+    base = {n: _simple_value(d) for n, d in parsed.domains.items()}
+    if any(v is None for v in base.values()):
+        return []
+    out: list[dict[str, Any]] = []
+    for name, dom in parsed.domains.items():
+        for c in huge:
+            for value in (c + 1, -c - 1, 2 * c, -2 * c):
+                if dom.contains(sp.Integer(value)):
+                    out.append({**base, name: value})
+    return out[:MAX_RECHECK]
+
+
+def _simple_value(dom: VarDomain) -> int | sp.Rational | None:
+    for v in (sp.Integer(0), sp.Integer(1), dom.lo, dom.hi, None if dom.lo is None else dom.lo + 1):
+        if v is not None and dom.contains(v):
+            return int(v) if v.is_integer else v
+    return None
+
+
+def _exact_checks(parsed: ParsedClaim, points: list[dict[str, Any]], seen: dict[tuple[Any, ...], ClaimEvaluation],
+                  until: float) -> list[tuple[dict[str, Any], ClaimEvaluation]]:
+    out: list[tuple[dict[str, Any], ClaimEvaluation]] = []
+    for pt in points:
+        if out and time.monotonic() > until:
+            break  # an expensive claim (long sums at 60 digits): the rest is left unchecked
+        key = tuple(pt.items())
+        if key not in seen:
+            seen[key] = evaluate_parsed(parsed, {k: (str(v) if isinstance(v, sp.Rational) else v) for k, v in pt.items()})
+        out.append((pt, seen[key]))
+        if seen[key].holds is False:
+            break
+    return out
+
+
+def _exact_counterexample(pt: dict[str, Any], ev: ClaimEvaluation, checked: int, feasible: int, started: float,
+                          seed: int) -> FalsifierReport:
+    point = {k: (str(v) if isinstance(v, sp.Rational) and not v.is_integer else v) for k, v in pt.items()}
+    return FalsifierReport("counterexample", checked=checked, feasible=feasible, counterexample=point, evaluation=ev,
+                           seed=seed, seconds=time.monotonic() - started,
+                           detail=f"counterexample {_fmt(point)}: {ev.detail} (floating point could not evaluate it; "
+                                  f"decided exactly; seed {seed})")
 
 
 def _conclude(search: _Search, parsed: ParsedClaim, rows: np.ndarray, norm: np.ndarray, raw: np.ndarray, tol: np.ndarray,
               ok: np.ndarray, checked: int, started: float, seed: int,
-              seen: dict[tuple[Any, ...], ClaimEvaluation]) -> FalsifierReport:
-    report = FalsifierReport("no_counterexample", checked=checked, feasible=int(ok.sum()), seed=seed)
+              seen: dict[tuple[Any, ...], ClaimEvaluation],
+              exact: list[tuple[dict[str, Any], ClaimEvaluation]]) -> FalsifierReport:
+    held = [(pt, ev) for pt, ev in exact if ev.holds is True]
+    report = FalsifierReport("no_counterexample", checked=checked + len(exact), feasible=int(ok.sum()) + len(held), seed=seed)
+    if not ok.any() and held:
+        pt, ev = min(held, key=lambda item: item[1].slack)
+        report.worst_point, report.worst_slack = pt, ev.slack
+        report.seconds = time.monotonic() - started
+        report.detail = (f"no counterexample: floating point could not evaluate the claim, the {len(held)} point(s) "
+                         f"decided exactly all satisfy it (worst {_fmt(pt)}, slack {ev.slack:.3g}). "
+                         "Numeric evidence only, not a proof.")
+        return report
     if not ok.any():
         report.verdict = "inconclusive"
         report.detail = (f"none of {checked} sampled points satisfied the domains, assumptions and definedness "
@@ -368,4 +463,16 @@ def _candidates(search: _Search, parsed: ParsedClaim, rows: np.ndarray, norm: np
 def _fmt(point: dict[str, Any] | None) -> str:
     if not point:
         return "{}"
-    return "{" + ", ".join(f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in point.items()) + "}"
+    return "{" + ", ".join(f"{k}={_fmt_value(v)}" for k, v in point.items()) + "}"
+
+
+def _fmt_value(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, int) and v.bit_length() > 14_000:
+        return f"an exact integer of about {int(v.bit_length() * 0.30103)} digits"
+    text = str(v)
+    if isinstance(v, int) and len(text.lstrip("-")) > 24:  # 10^600 + 1: the shape, not 601 digits
+        sign, digits = ("-", text[1:]) if text.startswith("-") else ("", text)
+        return f"{sign}{digits[0]}.{digits[1:7]}...e+{len(digits) - 1} (an exact integer)"
+    return text

@@ -1,23 +1,33 @@
-"""Shared machinery for proof-assistant checks (Coq and Lean).
+"""Shared machinery for checking a model's proof of a claim with a proof assistant (Coq, Lean).
 
-A check is: size limit → forbidden-token scan (comments and strings removed first) → compile in
-a fresh temporary directory with a hard timeout (the whole process group is killed) → the axiom
-gate: the checker's own report of what the theorem depends on, printed after a random marker
-the source cannot predict, must name nothing outside the allow-list. Anything unexpected in
-that report fails the check (fail closed).
+The project writes the statement, the model writes only the proof. A check is:
+
+1. the proof's text (helpers and script) is lexed the way the proof assistant lexes it and
+   scanned for forbidden commands; text the lexer cannot close (an unterminated comment or
+   string) is rejected, because a scanner that guesses differently from the compiler is a hole;
+2. three files are compiled in a fresh temporary directory, each with a hard timeout that kills
+   the whole process group:
+   - the *statement file* (ours): the generated statement as a definition, elaborated before any
+     of the model's text exists, so nothing the model writes can change what it means;
+   - the *proof file*: header + the model's helpers + `eureka_claim : <statement>` + the script;
+   - the *gate file* (ours): loads both, proves the statement definition with exactly the
+     model's theorem (the kernel checks the two are convertible) and prints the axioms that
+     proof depends on;
+3. the axiom report must name nothing outside the allow-list; anything unexpected in it fails
+   the check (fail closed).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import secrets
 import shutil
 import signal
 import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,7 +37,9 @@ from eurekaclaw.types.artifacts import CheckResult
 MAX_SOURCE_CHARS = 200_000
 MAX_DETAIL_CHARS = 4_000
 MAX_OUTPUT_BYTES = 2_000_000
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_'.]*")
+STATEMENT_MODULE = "EurekaStatement"
+PROOF_MODULE = "EurekaProof"
+GATE_MODULE = "EurekaGate"
 
 
 @dataclass(frozen=True)
@@ -38,14 +50,14 @@ class ToolRun:
     seconds: float
 
 
-def run_tool(argv: list[str], *, cwd: Path, timeout_s: float) -> ToolRun:
+def run_tool(argv: list[str], *, cwd: Path, timeout_s: float, env: dict[str, str] | None = None) -> ToolRun:
     """Run a checker with stdout+stderr merged; kill its process group on timeout."""
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+                            stdin=subprocess.DEVNULL, start_new_session=True, env=env)
     timed_out = False
     try:
-        out, _ = proc.communicate(timeout=timeout_s)
+        out, _ = proc.communicate(timeout=max(timeout_s, 0.1))
     except subprocess.TimeoutExpired:
         timed_out = True
         try:
@@ -71,38 +83,125 @@ def tool_version(executable: str, flag: str = "--version") -> str | None:
     return lines[0] if lines else None
 
 
-def blank_comments_and_strings(source: str, *, block: tuple[str, str], line: str | None,
-                               backslash_escapes: bool) -> str:
-    """The source with comments and string literals replaced by spaces (newlines kept, so
-    positions and line numbers still match). Block comments nest, as in Coq and Lean."""
-    out: list[str] = []
-    i, n, depth = 0, len(source), 0
-    opener, closer = block
+# --------------------------------------------------------------------------------------------
+# Lexing: comments and strings, exactly as the proof assistant reads them
+# --------------------------------------------------------------------------------------------
+
+
+class LexError(ValueError):
+    """The text has a comment or string literal that never ends."""
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def _blank(text: str) -> str:
+    return "".join("\n" if c == "\n" else " " for c in text)
+
+
+def _coq_string_end(source: str, start: int) -> int:
+    """Index just past the string literal whose opening quote is at `start`. Coq has no
+    backslash escapes; a doubled quote "" stands for one quote."""
+    i, n = start + 1, len(source)
     while i < n:
-        if source.startswith(opener, i):
-            depth += 1
-            out.append(" " * len(opener))
-            i += len(opener)
-        elif depth and source.startswith(closer, i):
-            depth -= 1
-            out.append(" " * len(closer))
-            i += len(closer)
-        elif depth:
-            out.append("\n" if source[i] == "\n" else " ")
+        if source[i] == '"':
+            if i + 1 < n and source[i + 1] == '"':
+                i += 2
+                continue
+            return i + 1
+        i += 1
+    raise LexError(f"unterminated string literal starting on line {_line_of(source, start)}")
+
+
+def blank_coq(source: str) -> str:
+    """The source with comments and string literals replaced by spaces (newlines kept, so line
+    numbers still match), following Coq's lexer: comments nest, and a string inside a comment
+    is read as a string, so in `(* " *) " *)` the first `*)` does not end the comment.
+    Raises LexError for an unterminated comment or string (coqc would reject the file too,
+    and a scanner must never be more lenient than the compiler)."""
+    out: list[str] = []
+    i, n = 0, len(source)
+    while i < n:
+        if source.startswith("(*", i):
+            start, depth, j = i, 1, i + 2
+            while depth:
+                if j >= n:
+                    raise LexError(f"unterminated comment starting on line {_line_of(source, start)}")
+                if source.startswith("(*", j):
+                    depth, j = depth + 1, j + 2
+                elif source.startswith("*)", j):
+                    depth, j = depth - 1, j + 2
+                elif source[j] == '"':
+                    j = _coq_string_end(source, j)
+                else:
+                    j += 1
+            out.append(_blank(source[start:j]))
+            i = j
+        elif source[i] == '"':
+            j = _coq_string_end(source, i)
+            out.append(_blank(source[i:j]))
+            i = j
+        else:
+            out.append(source[i])
             i += 1
-        elif line and source.startswith(line, i):
+    return "".join(out)
+
+
+_LEAN_IDENT_CHAR = re.compile(r"[\w'!?.\u2080-\u209c\u1d62-\u1d6a]")
+_LEAN_CHAR_LITERAL = re.compile(r"'(?:\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)|[^'\\\n])'")
+_LEAN_RAW_STRING = re.compile(r'r(#*)"')
+
+
+def blank_lean(source: str) -> str:
+    """The source with Lean comments (`--` to end of line, nested `/- -/`) replaced by spaces.
+    String and character literals are recognised (so a `/-` inside one is not a comment) but
+    kept visible: an interpolated string `s!"{...}"` holds code, so blanking strings would hide
+    it. A forbidden word inside a string is therefore rejected too, which only errs on the safe
+    side. Raises LexError for an unterminated comment or string."""
+    out: list[str] = []
+    i, n = 0, len(source)
+    while i < n:
+        c = source[i]
+        prev_ident = i > 0 and bool(_LEAN_IDENT_CHAR.match(source[i - 1]))
+        if source.startswith("--", i):
             end = source.find("\n", i)
             end = n if end < 0 else end
             out.append(" " * (end - i))
             i = end
-        elif source[i] == '"':
+        elif source.startswith("/-", i):
+            start, depth, j = i, 1, i + 2
+            while depth:
+                if j >= n:
+                    raise LexError(f"unterminated comment starting on line {_line_of(source, start)}")
+                if source.startswith("/-", j):
+                    depth, j = depth + 1, j + 2
+                elif source.startswith("-/", j):
+                    depth, j = depth - 1, j + 2
+                else:
+                    j += 1
+            out.append(_blank(source[start:j]))
+            i = j
+        elif c == "r" and not prev_ident and (m := _LEAN_RAW_STRING.match(source, i)):
+            closer = '"' + m.group(1)
+            end = source.find(closer, m.end())
+            if end < 0:
+                raise LexError(f"unterminated raw string starting on line {_line_of(source, i)}")
+            out.append(source[i:end + len(closer)])
+            i = end + len(closer)
+        elif c == '"':
             j = i + 1
             while j < n and source[j] != '"':
-                j += 2 if source[j] == "\\" and backslash_escapes else 1  # Coq doubles "" instead
-            out.append(" " + "".join("\n" if c == "\n" else " " for c in source[i + 1:j]) + " ")
+                j += 2 if source[j] == "\\" else 1
+            if j >= n:
+                raise LexError(f"unterminated string literal starting on line {_line_of(source, i)}")
+            out.append(source[i:j + 1])
             i = j + 1
+        elif c == "'" and not prev_ident and (m := _LEAN_CHAR_LITERAL.match(source, i)):
+            out.append(m.group())
+            i = m.end()
         else:
-            out.append(source[i])
+            out.append(c)
             i += 1
     return "".join(out)
 
@@ -111,88 +210,84 @@ def find_forbidden(text: str, patterns: tuple[tuple[str, str], ...]) -> list[str
     hits = []
     for pattern, label in patterns:
         for m in re.finditer(pattern, text):
-            hits.append(f"{label} (line {text.count(chr(10), 0, m.start()) + 1})")
+            hits.append(f"{label} (line {_line_of(text, m.start())})")
     return hits
 
 
+# --------------------------------------------------------------------------------------------
+# The three-file check
+# --------------------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
-class ProverSpec:
+class Prover:
     checker: str  # "coq" | "lean"
-    executable: str
-    suffix: str
-    blank: Callable[[str], str]
-    forbidden: Callable[[str], list[str]]  # on blanked text: what is forbidden, with lines
-    theorem_names: Callable[[str], list[str]]  # on blanked text
-    parse_gate: Callable[[str, list[str]], tuple[list[str], list[str]]]  # → (axioms seen, problems)
+    executable: str  # must be on PATH
+    version: str | None
+    argv: Callable[[Path, str], list[str]]  # (work dir, file name) → compile command
+    parse_report: Callable[[str], tuple[list[str], list[str]]]  # gate output → (axioms, problems)
     allowed: frozenset[str]
-    # Either commands appended to the source that print the axiom report after `marker`
-    # (names, marker) → text ...
-    inline_gate: Callable[[list[str], str], str] | None = None
-    # ... or a separate file compiled after the proof: names → (file name, text, argv)
-    gate_file: Callable[[list[str]], tuple[str, str, list[str]]] | None = None
+    cwd: Path | None = None  # where to run (None: the work dir)
+    env: Callable[[Path], dict[str, str] | None] | None = None  # work dir → environment
 
 
-def formal_check(spec: ProverSpec, source: str, *, argv: Callable[[Path], list[str]], cwd: Path | None,
-                 theorem_name: str | None, timeout_s: float, version: str | None) -> CheckResult:
-    """Run the whole check; `argv(path)` is the compile command for the proof file."""
+@dataclass(frozen=True)
+class ClaimFiles:
+    statement: str  # the generated statement, quoted in the verdict's detail
+    files: dict[str, str]  # file name → text: statement, proof and gate files, in that order
+    proof_note: str = ""  # how the proof file was assembled, for the compiler's line numbers
+
+
+def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> CheckResult:
+    """Compile statement and proof (concurrently), then the gate; passed only when the gate
+    compiles and its axiom report names nothing outside `prover.allowed`."""
     def result(verdict: str, detail: str, seconds: float | None = None) -> CheckResult:
-        return CheckResult(checker=spec.checker, verdict=verdict, detail=detail[:MAX_DETAIL_CHARS],  # type: ignore[arg-type]
-                           version=version, seconds=None if seconds is None else round(seconds, 3))
+        return CheckResult(checker=prover.checker, verdict=verdict, detail=detail[:MAX_DETAIL_CHARS],  # type: ignore[arg-type]
+                           version=prover.version, seconds=None if seconds is None else round(seconds, 3))
 
-    if shutil.which(spec.executable) is None:
-        return result("no_checker", f"{spec.executable} is not on PATH")
-    if len(source) > MAX_SOURCE_CHARS:
-        return result("failed", f"rejected: the source is {len(source):,} characters (limit {MAX_SOURCE_CHARS:,})")
-    blanked = spec.blank(source)
-    hits = spec.forbidden(blanked)
-    if hits:
-        return result("failed", "rejected before compiling: the source uses " + ", ".join(hits))
-    names = [theorem_name] if theorem_name else spec.theorem_names(blanked)
-    if not names:
-        return result("failed", "rejected: no named theorem or lemma found to check")
-    bad = [n for n in names if not _NAME.fullmatch(n)]
-    if bad:
-        return result("failed", f"rejected: invalid theorem name {bad[0][:60]!r}")
-    marker = f"eureka_marker_{secrets.token_hex(8)}"
+    (stmt_name, _), (proof_name, _), (gate_name, _) = job.files.items()
     deadline = time.monotonic() + timeout_s
-    with tempfile.TemporaryDirectory(prefix=f"eurekaclaw-{spec.checker}-") as tmp:
-        path = Path(tmp) / f"EurekaProof{spec.suffix}"
-        appended = spec.inline_gate(names, marker) if spec.inline_gate else ""
-        path.write_text(source.rstrip() + "\n" + appended, encoding="utf-8")
+    with tempfile.TemporaryDirectory(prefix=f"eurekaclaw-{prover.checker}-") as tmp:
+        work = Path(tmp)
+        for name, text in job.files.items():
+            (work / name).write_text(text, encoding="utf-8")
+        env = prover.env(work) if prover.env else None
+
+        def run(name: str) -> ToolRun:
+            return run_tool(prover.argv(work, name), cwd=prover.cwd or work,
+                            timeout_s=deadline - time.monotonic(), env=env)
+
         try:
-            run = run_tool(argv(path), cwd=cwd or Path(tmp), timeout_s=timeout_s)
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                stmt_future, proof_future = pool.submit(run, stmt_name), pool.submit(run, proof_name)
+                stmt, proof = stmt_future.result(), proof_future.result()
         except OSError as exc:
-            return result("error", f"could not run {spec.executable}: {exc}")
-        output = _tidy(run.output, tmp)
-        seconds = run.seconds
-        if run.timed_out:
-            return result("unknown", f"timeout: {spec.executable} did not finish within {timeout_s:g} s", seconds)
-        if run.returncode != 0:
-            before = output.split(marker, 1)[0].strip()
-            return result("failed", f"{spec.executable} rejected the proof:\n{before or output.strip()}", seconds)
-        if spec.gate_file is not None:
-            name, text, gate_argv = spec.gate_file(names)
-            (Path(tmp) / name).write_text(text, encoding="utf-8")
-            gate = run_tool(gate_argv, cwd=Path(tmp), timeout_s=max(deadline - time.monotonic(), 5.0))
-            seconds += gate.seconds
-            if gate.timed_out:
-                return result("unknown", "timeout while printing the theorem's assumptions", seconds)
-            if gate.returncode != 0:
-                return result("failed", "could not print the theorem's assumptions (is it a top-level "
-                                        f"Theorem/Lemma?):\n{_tidy(gate.output, tmp).strip()}", seconds)
-            report = gate.output
-        elif marker in output:
-            report = output.split(marker, 1)[1]
-        else:
-            return result("failed", "the axiom report is missing from the checker output", seconds)
-    axioms, problems = spec.parse_gate(report, names)
-    extra = sorted(set(axioms) - spec.allowed)
+            return result("error", f"could not run {prover.executable}: {exc}")
+        seconds = max(stmt.seconds, proof.seconds)
+        if stmt.timed_out or proof.timed_out:
+            return result("unknown", f"timeout: {prover.executable} did not finish within {timeout_s:g} s", seconds)
+        if stmt.returncode != 0:
+            return result("error", "the generated statement does not compile (a bug in EurekaClaw's "
+                                   f"translation, not in the proof):\n{_tidy(stmt.output, tmp).strip()}", seconds)
+        if proof.returncode != 0:
+            note = f" ({job.proof_note})" if job.proof_note else ""
+            return result("failed", f"{prover.executable} rejected the proof{note}:\n{_tidy(proof.output, tmp).strip()}",
+                          seconds)
+        gate = run(gate_name)
+        seconds += gate.seconds
+        if gate.timed_out:
+            return result("unknown", "timeout while linking the proof to the generated statement", seconds)
+        if gate.returncode != 0:
+            return result("failed", "the proof does not prove the generated statement "
+                                    f"{job.statement}:\n{_tidy(gate.output, tmp).strip()}", seconds)
+    axioms, problems = prover.parse_report(gate.output)
+    extra = sorted(set(axioms) - prover.allowed)
     if extra:
         problems = [f"depends on axioms outside the allow-list: {', '.join(extra)}", *problems]
     if problems:
         return result("failed", "; ".join(problems), seconds)
     used = sorted(set(axioms))
-    detail = (f"{spec.executable} checked {', '.join(names)}; "
+    detail = (f"{prover.executable} checked the generated statement {job.statement}; "
               + (f"axioms used (all allowed): {', '.join(used)}" if used else "no axioms used"))
     return result("passed", detail, seconds)
 

@@ -1,26 +1,47 @@
-"""lean_check: compile a Lean 4 proof and gate it on `#print axioms`.
+"""lean_check_claim: check a model's Lean 4 proof of a lemma's claim against a generated statement.
 
-Runs `lean <file>`, or `lake env lean <file>` inside `project_dir` (a Lake project with Mathlib,
-settings.lean_project_dir) so `import Mathlib` resolves. The proof may depend only on Lean's
-three standard axioms; sorryAx (sorry), Lean.ofReduceBool (native_decide) and anything declared
-with `axiom` fail. Lean prints axioms by their full names, so the report is read from the same
-run, after a random marker the source cannot predict.
+The same three-file structure as coq.py (formal.py runs it): the project generates the statement
+(lean_statement.py), the model supplies a tactic script and optional helpers.
+
+- EurekaStatement.lean (ours): `import Mathlib` + `def eureka_statement : Prop := <statement>`,
+  elaborated before any of the model's text exists (so the model's instances, notations or
+  macros cannot change what it means);
+- EurekaProof.lean: `import Mathlib` + helpers + `theorem eureka_claim : <statement> := by` script;
+- EurekaGate.lean (ours): imports both, `theorem eureka_checked : eureka_statement :=
+  eureka_claim` (the kernel checks the types agree) and `#print axioms eureka_checked`.
+
+Statement and proof are compiled to .olean files (`lean -o`) in the work directory, which is
+put on LEAN_PATH for the gate. The claim's statement needs Mathlib, so a Lake project with
+Mathlib (settings.lean_project_dir) is required; commands run with `lake env lean` there.
+Lean imports bring in everything a module declares, so the model's text may not extend the
+syntax or elaborators (macro, syntax, notation, elab, attributes outside a small allow-list,
+export, set_option outside an allow-list) — otherwise it could rewrite the gate's commands.
+The proof may depend only on Lean's three standard axioms; sorryAx (sorry), Lean.ofReduceBool
+(native_decide) and anything declared with `axiom` fail.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
 
-from eurekaclaw.types.artifacts import CheckResult
+from eurekaclaw.types.artifacts import CheckResult, Claim
 from eurekaclaw.verify.formal import (
-    ProverSpec,
-    blank_comments_and_strings,
+    GATE_MODULE,
+    MAX_SOURCE_CHARS,
+    PROOF_MODULE,
+    STATEMENT_MODULE,
+    ClaimFiles,
+    LexError,
+    Prover,
+    blank_lean,
+    check_claim_proof,
     find_forbidden,
-    formal_check,
     tool_version,
 )
+from eurekaclaw.verify.grammar import ClaimError
 
 LEAN_ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 
@@ -30,34 +51,41 @@ _FORBIDDEN: tuple[tuple[str, str], ...] = (
     (r"\baxiom\b", "axiom"),
     (r"\bunsafe\b", "unsafe"),
     (r"\bimplemented_by\b", "implemented_by"),
-    (r"@\[\s*extern\b", "@[extern]"),
+    (r"\bextern\b", "extern"),
     (r"#eval\b", "#eval"),
     (r"#exit\b", "#exit"),
     (r"\brun_(?:cmd|elab|meta|tac)\b", "run_cmd"),
     (r"\b(?:builtin_)?initialize\b", "initialize"),
     (r"\belab(?:_rules)?\b", "elab"),
-    (r"\bset_option\s+debug\.", "set_option debug.*"),
+    (r"\bmacro(?:_rules)?\b", "macro"),
+    (r"\bsyntax\b", "syntax"),
+    (r"\bdeclare_syntax_cat\b", "declare_syntax_cat"),
+    (r"\b(?:notation|infix[lr]?|prefix|postfix)\b", "a notation"),
+    (r"\bexport\b", "export"),
+    (r"\bimport\b", "import"),
+    (r"\bopaque\b", "opaque"),
 )
-_THEOREM = re.compile(r"\b(?:theorem|lemma)\s+([A-Za-z_][A-Za-z0-9_'.!?]*)")
-
-
-def _blank(source: str) -> str:
-    return blank_comments_and_strings(source, block=("/-", "-/"), line="--", backslash_escapes=True)
+_SAFE_ATTRIBUTES = frozenset({"simp", "reducible", "irreducible", "semireducible", "inline", "noinline",
+                              "specialize", "instance", "ext", "norm_cast", "push_cast", "field_simps",
+                              "local", "scoped", "mono", "gcongr", "positivity", "continuity"})
+_SAFE_OPTIONS = re.compile(r"(?:maxHeartbeats|maxRecDepth|synthInstance\.\w+|linter\.[\w.]+|pp\.[\w.]+|"
+                           r"autoImplicit|relaxedAutoImplicit)$")
 
 
 def _forbidden(text: str) -> list[str]:
-    return find_forbidden(text, _FORBIDDEN)
+    hits = find_forbidden(text, _FORBIDDEN)
+    for m in re.finditer(r"(?:@\[|\battribute\s*\[)([^\]]*)\]", text):
+        words = {w.lstrip("-←") for w in re.findall(r"[^\s,\[\]]+", m.group(1))} - _SAFE_ATTRIBUTES - {""}
+        words = {w for w in words if not w[0].isdigit()}  # priorities
+        if words:
+            hits.append(f"the attribute(s) {', '.join(sorted(words))} (line {text.count(chr(10), 0, m.start()) + 1})")
+    for m in re.finditer(r"\bset_option\s+(\S+)", text):
+        if not _SAFE_OPTIONS.match(m.group(1)):
+            hits.append(f"set_option {m.group(1)} (line {text.count(chr(10), 0, m.start()) + 1})")
+    return hits
 
 
-def _theorem_names(text: str) -> list[str]:
-    return list(dict.fromkeys(_THEOREM.findall(text)))
-
-
-def _inline_gate(names: list[str], marker: str) -> str:
-    return "\n" + f'#print "{marker}"\n' + "".join(f"#print axioms {name}\n" for name in names)
-
-
-def _parse_gate(report: str, names: list[str]) -> tuple[list[str], list[str]]:
+def _parse_gate(report: str) -> tuple[list[str], list[str]]:
     axioms: list[str] = []
     problems: list[str] = []
     found = 0
@@ -65,29 +93,92 @@ def _parse_gate(report: str, names: list[str]) -> tuple[list[str], list[str]]:
         found += 1
         if m.group(1) is not None:
             axioms += [a.strip() for a in m.group(1).replace("\n", " ").split(",") if a.strip()]
-    if found < len(names):
-        problems.append("#print axioms did not report on every theorem")
+    if found != 1:
+        problems.append("#print axioms did not report exactly once on the checked theorem")
     return axioms, problems
 
 
-LEAN = ProverSpec(
-    checker="lean", executable="lean", suffix=".lean", blank=_blank, forbidden=_forbidden,
-    theorem_names=_theorem_names, parse_gate=_parse_gate, allowed=LEAN_ALLOWED_AXIOMS,
-    inline_gate=_inline_gate,
-)
+def _strip_script(script: str) -> str:
+    text = script.strip("\n")
+    text = re.sub(r"\A\s*:=\s*", "", text)
+    text = re.sub(r"\A\s*by\b[ \t]*\n?", "", text)
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
+    indent = min((len(ln) - len(ln.lstrip()) for ln in lines), default=0)
+    return "\n".join("  " + ln[indent:] for ln in lines)
 
 
-def lean_check(source: str, *, theorem_name: str | None = None, timeout_s: float = 60.0,
-               project_dir: Path | None = None) -> CheckResult:
-    """passed only if Lean accepts `source` and the theorem(s) use no axiom beyond propext,
-    Classical.choice and Quot.sound. With project_dir, runs `lake env lean` there."""
-    if project_dir is not None and shutil.which("lake") is None:
-        return CheckResult(checker="lean", verdict="no_checker", detail="lake is not on PATH (needed for lean_project_dir)")
-    if project_dir is not None and not (Path(project_dir) / "lakefile.lean").exists() and not (Path(project_dir) / "lakefile.toml").exists():
-        return CheckResult(checker="lean", verdict="error", detail=f"{project_dir} is not a Lake project (no lakefile)")
+def lean_files(statement: str, helpers: str, script: str) -> ClaimFiles:
+    """The three files of a check; `script` is already indented as the body of `by`."""
+    from eurekaclaw.verify.lean_statement import LEAN_HEADER
 
-    def argv(path: Path) -> list[str]:
-        return ["lake", "env", "lean", str(path)] if project_dir is not None else ["lean", path.name]
+    indented = "\n".join("  " + line for line in statement.splitlines())
+    head = LEAN_HEADER + "\n" + (helpers.rstrip() + "\n\n" if helpers.strip() else "")
+    theorem = f"theorem eureka_claim :\n{indented} := by\n"
+    note = (f"line numbers are those of the assembled file: your helpers from line {LEAN_HEADER.count(chr(10)) + 2}, "
+            f"your script from line {head.count(chr(10)) + theorem.count(chr(10)) + 1}")
+    gate = (f"import {STATEMENT_MODULE}\nimport {PROOF_MODULE}\n\n"
+            "theorem eureka_checked : eureka_statement := eureka_claim\n\n"
+            "#print axioms eureka_checked\n")
+    return ClaimFiles(statement=statement, proof_note=note, files={
+        f"{STATEMENT_MODULE}.lean": f"{LEAN_HEADER}\ndef eureka_statement : Prop :=\n{indented}\n",
+        f"{PROOF_MODULE}.lean": head + theorem + script + "\n",
+        f"{GATE_MODULE}.lean": gate,
+    })
 
-    return formal_check(LEAN, source, argv=argv, cwd=Path(project_dir) if project_dir is not None else None,
-                        theorem_name=theorem_name, timeout_s=timeout_s, version=tool_version("lean"))
+
+def _result(verdict: str, detail: str) -> CheckResult:
+    return CheckResult(checker="lean", verdict=verdict, detail=detail, version=tool_version("lean"))  # type: ignore[arg-type]
+
+
+def lean_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeout_s: float = 60.0,
+                     project_dir: Path | None = None) -> CheckResult:
+    """passed only if Lean proves the statement generated from `claim` with `proof_script` (the
+    tactics of `:= by`) after `helpers`, using only propext, Classical.choice and Quot.sound.
+    Needs `project_dir`, a Lake project with Mathlib; without it (or without lean/lake) the
+    verdict is "no_checker". A claim without a Lean translation is "skipped"."""
+    if shutil.which("lean") is None:
+        return _result("no_checker", "lean is not on PATH")
+    if project_dir is None:
+        return _result("no_checker", "claims need Mathlib: set LEAN_PROJECT_DIR to a Lake project with Mathlib")
+    if shutil.which("lake") is None:
+        return _result("no_checker", "lake is not on PATH (needed for lean_project_dir)")
+    project = Path(project_dir)
+    if not (project / "lakefile.lean").exists() and not (project / "lakefile.toml").exists():
+        return _result("error", f"{project} is not a Lake project (no lakefile)")
+    from eurekaclaw.verify.lean_statement import LeanUntranslatable, lean_statement
+
+    try:
+        statement = lean_statement(claim)
+    except LeanUntranslatable as exc:
+        return _result("skipped", f"the claim has no Lean translation: {exc}")
+    except ClaimError as exc:
+        return _result("error", f"the claim does not parse: {exc}")
+    script = _strip_script(proof_script)
+    if len(script) + len(helpers) > MAX_SOURCE_CHARS:
+        return _result("failed", f"rejected: the proof is {len(script) + len(helpers):,} characters "
+                                 f"(limit {MAX_SOURCE_CHARS:,})")
+    if not script.strip():
+        return _result("failed", "rejected: the proof script is empty")
+    hits: list[str] = []
+    # A script that dedents out of the `by` block only adds declarations, which the same scan
+    # covers as if they were helpers.
+    for part, text in (("helpers", helpers), ("script", script)):
+        try:
+            hits += [f"{hit} in the {part}" for hit in _forbidden(blank_lean(text))]
+        except LexError as exc:
+            hits.append(f"{exc} in the {part}")
+    if hits:
+        return _result("failed", "rejected before compiling: " + ", ".join(hits))
+
+    def argv(work: Path, name: str) -> list[str]:
+        out = ["-o", str(work / name.replace(".lean", ".olean"))] if name != f"{GATE_MODULE}.lean" else []
+        return ["lake", "env", "lean", *out, str(work / name)]
+
+    def env(work: Path) -> dict[str, str]:
+        # lake env prepends the project's paths to LEAN_PATH; ours lets the gate import the two
+        # modules compiled into the work directory.
+        return {**os.environ, "LEAN_PATH": os.pathsep.join(p for p in (str(work), os.environ.get("LEAN_PATH")) if p)}
+
+    prover = Prover(checker="lean", executable="lean", version=tool_version("lean"), argv=argv,
+                    parse_report=_parse_gate, allowed=LEAN_ALLOWED_AXIOMS, cwd=project, env=env)
+    return check_claim_proof(prover, lean_files(statement, helpers, script), timeout_s=timeout_s)

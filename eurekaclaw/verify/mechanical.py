@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from eurekaclaw.types.artifacts import CheckResult, Claim, VerificationLevel
-from eurekaclaw.verify.coq import coq_check
+from eurekaclaw.verify.coq import coq_check_claim
 from eurekaclaw.verify.exact import parsed_for
 from eurekaclaw.verify.falsifier import falsify
 from eurekaclaw.verify.grammar import ClaimError
-from eurekaclaw.verify.lean import lean_check
+from eurekaclaw.verify.lean import lean_check_claim
 from eurekaclaw.verify.smt import smt_check
 
 FORMAL_CHECKERS = ("coq", "lean")
@@ -30,14 +30,6 @@ def _setting(settings: Any, name: str, default: Any) -> Any:
     return getattr(settings, name, default) if settings is not None else default
 
 
-def guess_formal_system(source: str) -> Literal["coq", "lean"] | None:
-    if any(k in source for k in ("Qed.", "Require Import", "Proof.", "Defined.")):
-        return "coq"
-    if any(k in source for k in ("import Mathlib", ":= by", "theorem ")):
-        return "lean"
-    return None
-
-
 def _falsify(claim: Claim, seed: int, budget_s: float) -> CheckResult:
     return falsify(claim, seed=seed, budget_s=budget_s).to_check_result()
 
@@ -46,22 +38,30 @@ async def run_mechanical_checks(
     claim: Claim | None,
     *,
     settings: Any = None,
-    formal_source: str | None = None,
+    formal_proof: str | None = None,
+    formal_helpers: str | None = None,
     formal_system: Literal["coq", "lean"] | None = None,
-    theorem_name: str | None = None,
     seed: int = 0,
 ) -> list[CheckResult]:
-    """Falsifier + z3 (+ cvc5) on the claim, and coqc/lean on formal_source, concurrently.
-    Checkers that are not installed appear with verdict "no_checker"; an unparseable claim
-    gives one "error" result from checker "claim"; with nothing to check, one "no_checker"."""
+    """Falsifier + z3 (+ cvc5) on the claim and, when a formal proof is given, coqc or lean
+    checking that proof against the statement generated from THE CLAIM (formal_system "coq" by
+    default), all concurrently. `formal_proof` is the tactic script, `formal_helpers` optional
+    lemmas placed before the theorem. Checkers that are not installed appear with verdict
+    "no_checker"; an unparseable claim gives one "error" result from checker "claim"; a formal
+    proof without a (parseable) claim checks nothing and is "skipped"; with nothing to check,
+    one "no_checker"."""
     jobs: list[Any] = []
     results: list[CheckResult] = []
+    system = formal_system or "coq"
+    has_proof = formal_proof is not None and bool(formal_proof.strip())
+    claim_ok = False
     if claim is not None:
         try:
             parsed_for(claim)
         except ClaimError as exc:
             results.append(CheckResult(checker="claim", verdict="error", detail=f"claim does not parse: {exc}"))
         else:
+            claim_ok = True
             budget = float(_setting(settings, "falsifier_budget_s", 2.0))
             smt_timeout = float(_setting(settings, "smt_timeout_s", 10.0))
             jobs.append(asyncio.to_thread(_falsify, claim, seed, budget))
@@ -70,17 +70,27 @@ async def run_mechanical_checks(
                 jobs.append(asyncio.to_thread(smt_check, claim, timeout_s=smt_timeout, solver="cvc5"))
             else:
                 results.append(CheckResult(checker="cvc5", verdict="no_checker", detail="optional second SMT opinion; the cvc5 Python module is not installed"))
-    if formal_source is not None and formal_source.strip():
-        system = formal_system or guess_formal_system(formal_source)
+    if has_proof and system not in FORMAL_CHECKERS:
+        results.append(CheckResult(checker="formal", verdict="error", detail=f"unknown formal_system {system!r} (coq or lean)"))
+    elif has_proof and claim is None:
+        # The statement a proof is checked against comes from the claim; without one, a proof
+        # could prove anything (`1 + 1 = 2`), so it is not evidence of anything.
+        results.append(CheckResult(checker=system, verdict="skipped",
+                                   detail="a formal proof without a claim checks nothing; ignored"))
+    elif has_proof and not claim_ok:
+        results.append(CheckResult(checker=system, verdict="skipped",
+                                   detail="the claim does not parse, so there is no statement to check the formal proof against"))
+    elif has_proof:
+        assert claim is not None and formal_proof is not None
         timeout = float(_setting(settings, "formal_timeout_s", 60.0))
+        helpers = formal_helpers or ""
         if system == "coq":
-            jobs.append(asyncio.to_thread(coq_check, formal_source, theorem_name=theorem_name, timeout_s=timeout))
-        elif system == "lean":
+            jobs.append(asyncio.to_thread(coq_check_claim, claim, formal_proof, helpers=helpers, timeout_s=timeout))
+        else:
             project = _setting(settings, "lean_project_dir", None)
             project_dir = Path(project).expanduser() if project else None
-            jobs.append(asyncio.to_thread(lean_check, formal_source, theorem_name=theorem_name, timeout_s=timeout, project_dir=project_dir))
-        else:
-            results.append(CheckResult(checker="formal", verdict="error", detail="formal_system not given and not recognisable as Coq or Lean"))
+            jobs.append(asyncio.to_thread(lean_check_claim, claim, formal_proof, helpers=helpers,
+                                          timeout_s=timeout, project_dir=project_dir))
     started = time.monotonic()
     outcomes = await asyncio.gather(*jobs, return_exceptions=True)
     for outcome in outcomes:

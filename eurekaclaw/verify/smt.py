@@ -4,8 +4,8 @@ Workers (`python -m eurekaclaw.verify.smt_worker --serve`) are kept in a small p
 starting Python with sympy and z3 costs about a second. Every request has a hard deadline: a
 worker that does not answer in time is killed (its whole process group) and the answer is
 "unknown". A model returned by the solver counts as a counterexample only after exact.py
-confirms it; "unsat" is reported as passed, with a separate check that the premises are not
-contradictory.
+confirms it; "unsat" is reported as passed only when the translation's definedness needs follow
+from the claim's own premises (smt_translate.py) and the premises are not contradictory.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import atexit
 import importlib.util
 import json
+import math
 import os
 import selectors
 import signal
@@ -145,15 +146,22 @@ def solver_version(solver: str) -> str | None:
     return None
 
 
-def _to_float_point(model: dict[str, Any]) -> dict[str, Any]:
+def _to_float_point(model: dict[str, Any]) -> dict[str, Any] | None:
+    """The model with rationals as floats (what a reader expects), or None when a value is
+    beyond the float range (then only the exact model is re-checked)."""
     out: dict[str, Any] = {}
-    for name, value in model.items():
-        if isinstance(value, int):
-            out[name] = value
-        elif isinstance(value, str) and "/" in value:
-            out[name] = float(Fraction(value))
-        else:
-            out[name] = float(value)
+    try:
+        for name, value in model.items():
+            if isinstance(value, int):
+                out[name] = value
+            elif isinstance(value, str) and "/" in value:
+                out[name] = float(Fraction(value))
+            else:
+                out[name] = float(value)
+    except (OverflowError, ValueError):
+        return None
+    if any(isinstance(v, float) and not math.isfinite(v) for v in out.values()):
+        return None
     return out
 
 
@@ -180,14 +188,27 @@ def smt_check(claim: Claim, *, timeout_s: float = 10.0, solver: str = "z3") -> C
                            counterexample=counterexample, seconds=round(time.monotonic() - started, 3))
 
     if status == "unsat":
+        form = f" (checked on {reply['form']})" if reply.get("form") else ""
+        dropped = [str(d) for d in reply.get("dropped") or []]
+        if dropped:
+            # Proved without some premises; the witness must show the claim is not vacuous.
+            witness = reply.get("witness") or {}
+            ev = evaluate_parsed(parsed, witness)
+            if ev.holds is False:
+                return result("failed", f"counterexample {witness}: {ev.detail}", witness)
+            if ev.status not in ("holds", "undecided"):
+                return result("unknown", f"{solver} proved the conclusion from the premises it can express, but could not "
+                                         f"show that the others ({'; '.join(dropped)}) can hold: {ev.detail}")
+            form += f"; without the premises {solver} cannot express ({'; '.join(dropped)}), which hold at {witness}"
         return result("passed", f"{solver} proved it: no point in the domain that satisfies the assumptions "
-                                "(and where every expression is defined) violates the conclusion")
+                                f"(and where every expression is defined) violates the conclusion{form}")
     if status == "vacuous":
         return result("unknown", f"vacuous: {reason}; nothing was proved")
     if status == "sat":
         model = reply.get("model") or {}
-        tries = [_to_float_point(model)]
-        if reply.get("exact"):
+        floats = _to_float_point(model)
+        tries = [floats] if floats is not None else []
+        if reply.get("exact") or floats is None:
             tries.append(model)
         last = ""
         for point in tries:
@@ -203,3 +224,21 @@ def smt_check(claim: Claim, *, timeout_s: float = 10.0, solver: str = "z3") -> C
     if status == "unknown":
         return result("unknown", f"{solver} returned unknown ({reason})")
     return result("error", reason or f"unexpected reply {reply!r}"[:300])
+
+
+def smt_analyse(claim: Claim, *, timeout_s: float = 5.0, solver: str = "z3") -> dict[str, Any]:
+    """For trivial.py: {"vacuous", "pinned"} from the solver (values None when it
+    could not tell), or {} when no solver is installed or the worker failed. Never raises."""
+    if solver not in ("z3", "cvc5") or importlib.util.find_spec(solver) is None:
+        return {}
+    # several solver calls share the budget: the premises, one probe per variable, and the
+    # bare conclusion (which may take two: as written and simplified, plus its implication check)
+    per_query = max(0.05, timeout_s / (5 + len(claim.variables)))
+    try:
+        reply = _POOL.request({"claim": claim.model_dump(mode="json"), "timeout_s": per_query, "solver": solver,
+                               "query": "analyse"}, timeout_s)
+    except (RuntimeError, OSError):
+        return {}
+    if reply.get("status") != "ok":
+        return {}
+    return {k: reply.get(k) for k in ("vacuous", "pinned")}

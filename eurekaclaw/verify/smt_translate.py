@@ -6,6 +6,13 @@ real division. Square roots and other fractional powers become fresh variables (
 y^q = x); absolute value, min, max, floor and ceiling become if-then-else / ToInt. Anything
 else (log, exp, trigonometry, symbolic exponents, pi) is untranslatable and the answer is
 "unknown" — never a pass.
+
+Soundness: the expressions are translated as written (claims.py builds them unevaluated). Each
+translated term records where it is defined over the reals (`needs`: a root's base ≥ 0, a
+denominator ≠ 0); the worker proves that the claim's own premises imply every need before it
+reports a proof, so a translation can never narrow the claim's domain. Fresh-variable
+definitions (`defs`) always have a solution once the needs hold. When the as-written form is
+untranslatable, sympy's simplified form (exp(log(x)) → x) is tried under the same rule.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from typing import Any
 
 import sympy as sp
 
-from eurekaclaw.verify.claims import ParsedClaim, Relation
+from eurekaclaw.verify.claims import ParsedClaim, Relation, evaluated
 
 MAX_POWER = 64
 MAX_ROOT = 6
@@ -25,10 +32,16 @@ class Untranslatable(Exception):
 
 
 class Translator:
-    def __init__(self, zz: Any, parsed: ParsedClaim) -> None:
+    """`simplified=True` translates sympy's evaluated form of every relation instead of the
+    form as written; `bare=True` drops the domains' bounds (kinds stay: integers stay Int)."""
+
+    def __init__(self, zz: Any, parsed: ParsedClaim, *, simplified: bool = False, bare: bool = False) -> None:
         self.zz = zz
         self.parsed = parsed
-        self.side: list[Any] = []  # definitions of fresh variables
+        self.simplified = simplified
+        self.bare = bare
+        self.defs: list[Any] = []  # definitions of fresh variables (base >= 0 → root >= 0 ∧ root^q == base)
+        self.needs: list[Any] = []  # where the translated terms are defined (base >= 0, den != 0)
         self.fresh = 0
         self.vars: dict[str, Any] = {}
         self.real_of: dict[sp.Symbol, Any] = {}
@@ -57,6 +70,18 @@ class Translator:
         self.fresh += 1
         return self.zz.Real(f"_{hint}{self.fresh}")
 
+    @property
+    def side(self) -> list[Any]:
+        return self.defs + self.needs
+
+    def snapshot(self) -> tuple[int, int, int, dict[sp.Expr, Any]]:
+        return len(self.defs), len(self.needs), self.fresh, dict(self._cache)
+
+    def restore(self, state: tuple[int, int, int, dict[sp.Expr, Any]]) -> None:
+        """Forget what a failed translation added (its cached terms would lack their defs)."""
+        d, n, self.fresh, self._cache = state
+        del self.defs[d:], self.needs[n:]
+
     def _expr(self, e: sp.Expr) -> Any:
         zz = self.zz
         if e.is_Symbol:
@@ -65,6 +90,14 @@ class Translator:
             return self.real_of[e]
         if e.is_Rational:
             return self._const(e)
+        if e.is_number:
+            # A constant has no domain to lose: fold it (2^(1/2)*2^(1/2) is just 2), and keep
+            # the structure only when its value is irrational.
+            value = evaluated(e)
+            if value.is_Rational:
+                return self._const(value)
+            if value.is_real is False:
+                raise Untranslatable(f"the constant {e} is not real")
         if isinstance(e, sp.Add):
             terms = [self.expr(a) for a in e.args]
             out = terms[0]
@@ -75,14 +108,14 @@ class Translator:
             num, den = [], []
             for a in e.args:
                 if isinstance(a, sp.Pow) and a.exp.is_Rational and a.exp.is_negative:
-                    den.append(self.expr(sp.Pow(a.base, -a.exp)))
+                    den.append(self.expr(sp.Pow(a.base, -a.exp, evaluate=False) if a.exp != -1 else a.base))
                 else:
                     num.append(self.expr(a))
             out = num[0] if num else self._const(sp.Integer(1))
             for t in num[1:]:
                 out = out * t
             for t in den:
-                self.side.append(t != 0)
+                self.needs.append(t != self._const(sp.Integer(0)))
                 out = out / t
             return out
         if isinstance(e, sp.Pow):
@@ -113,7 +146,7 @@ class Translator:
             b = self.expr(base)
             out = self._int_power(b, abs(n))
             if n < 0:
-                self.side.append(b != 0)
+                self.needs.append(b != self._const(sp.Integer(0)))
                 return self._const(sp.Integer(1)) / out
             return out
         p, q = int(exp.p), int(exp.q)
@@ -121,11 +154,15 @@ class Translator:
             raise Untranslatable(f"the power {e} has no SMT translation")
         b = self.expr(base)
         root = self._new_real("root")
-        self.side += [root >= 0, b >= 0, self._int_power(root, q) == b]
-        out = self._int_power(root, abs(p))
+        zero = self._const(sp.Integer(0))
+        # Conditional, so that a definition never constrains the variables by itself (root^2 == b
+        # alone would force b >= 0): the needs say where the root is defined, the defs what it is.
+        self.defs.append(self.zz.Implies(b >= zero, self.zz.And(root >= zero, self._int_power(root, q) == b)))
         if p < 0:
-            self.side.append(root != 0)
-            return self._const(sp.Integer(1)) / out
+            self.needs.append(b > zero)
+            return self._const(sp.Integer(1)) / self._int_power(root, abs(p))
+        self.needs.append(b >= zero)
+        return self._int_power(root, p)
         return out
 
     def _int_power(self, b: Any, n: int) -> Any:
@@ -140,11 +177,15 @@ class Translator:
 
     # -- relations and the query ------------------------------------------------------------------
     def relation(self, rel: Relation) -> Any:
+        if self.simplified:
+            rel = rel.simplified
         lhs, rhs = self.expr(rel.lhs), self.expr(rel.rhs)
         return {"<=": lhs <= rhs, "<": lhs < rhs, ">=": lhs >= rhs, ">": lhs > rhs, "==": lhs == rhs, "!=": lhs != rhs}[rel.op]
 
     def domains(self) -> list[Any]:
-        out = []
+        out: list[Any] = []
+        if self.bare:
+            return out
         for name, dom in self.parsed.domains.items():
             v = self.vars[name]
             if dom.lo is not None:
@@ -155,12 +196,24 @@ class Translator:
                 out.append(v < hi if dom.hi_open else v <= hi)
         return out
 
-    def premises(self) -> list[Any]:
-        """Domains, assumptions and definedness conditions (call before `negated_conclusion`
-        is added to a solver; fresh-variable definitions are collected in `side`)."""
+    def premises(self, *, partial: bool = False) -> list[Any]:
+        """Domains, assumptions and definedness conditions (fresh-variable definitions and the
+        translation's own definedness needs are collected in `defs` and `needs`). With
+        `partial`, a relation that does not translate is left out and its text recorded in
+        `dropped`: fewer premises prove less, never more, but may hide a contradiction (the
+        caller must then show that the left-out ones can hold)."""
         facts = self.domains()
-        facts += [self.relation(r) for r in self.parsed.assumptions]
-        facts += [self.relation(r) for r in self.parsed.conditions]
+        self.dropped: list[str] = []
+        for rel in self.parsed.assumptions + self.parsed.conditions:
+            state = self.snapshot()
+            try:
+                facts.append(self.relation(rel))
+            except Untranslatable:
+                if not partial:
+                    raise
+                self.restore(state)
+                if rel.text not in self.dropped:
+                    self.dropped.append(rel.text)
         return facts
 
     def negated_conclusion(self) -> Any:
@@ -182,7 +235,8 @@ def model_value(zz: Any, value: Any) -> tuple[str | int, bool]:
     if zz.is_int_value(value):
         return value.as_long(), True
     if zz.is_rational_value(value):
-        return f"{value.numerator_as_long()}/{value.denominator_as_long()}", True
+        num, den = value.numerator_as_long(), value.denominator_as_long()
+        return (num if den == 1 else f"{num}/{den}"), True
     if hasattr(zz, "is_algebraic_value") and zz.is_algebraic_value(value):
         return value.approx(40).as_decimal(40).rstrip("?"), False
     return str(value), False

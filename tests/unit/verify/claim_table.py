@@ -110,6 +110,15 @@ CASES: list[Case] = [
     case("product_fifth", [V("x"), V("y")], "x*y <= 1/5", False, "x + y == 1", tag="algebra"),
     case("square_monotone", [V("x"), V("y")], "x^2 <= y^2", False, "x <= y", tag="algebra"),
     case("tiny_gap", [V("x")], "x^2 >= 2*x - 1 + 10^(-30)", False, tag="algebra"),
+    # --- soundness: sympy's rewriting must not narrow the domain; floats must not overflow -----
+    case("root_split_positive", [pos("x"), V("y")], "sqrt(x*y) + y >= 0", True, smt=True, tag="soundness"),
+    case("root_split_where_defined", [V("x"), V("y")], "(x*y)^(1/2) == sqrt(x)*sqrt(y)", True, smt=True, tag="soundness"),
+    case("exp_log_cancel", [V("x")], "exp(log(x)) == x", True, smt=True, tag="soundness"),
+    case("exp_below_huge", [V("x", high=900)], "exp(x) <= 1e400", True, tag="soundness"),
+    case("root_split_nonneg", [nonneg("x"), V("y")], "sqrt(x*y) + y >= 0", False, tag="soundness"),
+    case("root_square_factor", [V("x"), V("y")], "sqrt(x^2*y) + y >= 0", False, tag="soundness"),
+    case("exp_huge", [V("x")], "exp(x) <= 1e400", False, tag="soundness"),
+    case("beyond_float_range", [V("x")], "x <= 1e300*1e300", False, tag="soundness"),
 ]
 
 TRUE_CASES = [c for c in CASES if c.true]

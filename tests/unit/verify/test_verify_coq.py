@@ -1,95 +1,151 @@
-"""coq_check with the real coqc (skips without it; fails under EUREKACLAW_REQUIRE_TOOLS=1),
-plus the token scan and report parser, which need no Coq."""
+"""coq_check_claim with the real coqc (skips without it; fails under EUREKACLAW_REQUIRE_TOOLS=1):
+the statement comes from the claim, the model only supplies the proof — and none of the tricks
+a model could play gets a FALSE claim to pass. The report parser needs no Coq."""
 
 from __future__ import annotations
 
 import pytest
 from toolreq import require_tool
 
-from eurekaclaw.verify import coq_check
-from eurekaclaw.verify.coq import COQ, COQ_ALLOWED_AXIOMS, _parse_gate
+from eurekaclaw.types.artifacts import Claim, ClaimVariable
+from eurekaclaw.verify import coq_check_claim
+from eurekaclaw.verify.coq import COQ_ALLOWED_AXIOMS, _parse_gate, _strip_script, coq_files
 
-REALS_PROOF = """Require Import Reals Psatz.
-Open Scope R_scope.
-(* A comment mentioning Admitted and Axiom must not trip the scan. *)
-Lemma half_lt : forall x : R, 0 < x -> x / 2 < x.
-Proof. intros x Hx. lra. Qed.
-"""
+POS_X = ClaimVariable(name="x", domain="positive")
+HALF = Claim(variables=[POS_X], conclusion="x/2 < x")
+FALSE = Claim(variables=[POS_X], conclusion="x < x/2")  # nothing may ever prove this
+STATEMENT = "forall (x : R),\n  0 < x ->\n  x / 2 < x"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def coqc() -> str:
     return require_tool("coqc")
 
 
-def test_correct_reals_proof_passes(coqc: str) -> None:
-    result = coq_check(REALS_PROOF, timeout_s=120)
+def test_correct_proof_passes_and_names_the_statement(coqc: str) -> None:
+    helpers = '(* a helper; "Admitted" and Axiom are only words here: "*)" *)\nLemma two_pos : 0 < 2.\nProof. lra. Qed.\n'
+    script = 'intros x Hx. (* "lra" closes it *) pose proof two_pos. lra.'
+    result = coq_check_claim(HALF, script, helpers=helpers, timeout_s=120)
     assert result.verdict == "passed", result.detail
     assert result.checker == "coq" and result.version
-    assert "half_lt" in result.detail
+    assert result.detail.startswith(f"coqc checked the generated statement {STATEMENT}; axioms used")
     assert "ClassicalDedekindReals.sig_forall_dec" in result.detail  # Reals' own axioms are allowed
 
 
-def test_wrong_proof_fails_with_compiler_message(coqc: str) -> None:
-    wrong = REALS_PROOF.replace("x / 2 < x", "x < x / 2")
-    result = coq_check(wrong, timeout_s=120)
+def test_wrong_proof_fails_with_located_compiler_message(coqc: str) -> None:
+    result = coq_check_claim(FALSE, "intros x Hx.\nlra.", timeout_s=120)
     assert result.verdict == "failed"
-    assert "Error" in result.detail and "line 5" in result.detail
+    assert "Error" in result.detail and "line 9" in result.detail
+    assert "your script from line 8" in result.detail  # where the model's text sits in the file
     assert "/tmp" not in result.detail  # temp paths are tidied away
 
 
+GATE = "the proof does not prove the generated statement"
+FALSE_LE = Claim(variables=[POS_X], conclusion="x <= x/2")
+FALSE_SQRT = Claim(variables=[POS_X], conclusion="sqrt(x) >= x + 1/2")  # false at x = 4
+
+
 @pytest.mark.parametrize(
-    ("source", "word"),
+    ("claim", "helpers", "script", "why"),
     [
-        (REALS_PROOF.replace("lra. Qed.", "Admitted."), "Admitted"),
-        (REALS_PROOF.replace("lra. Qed.", "admit. Qed."), "admit"),
-        ("Axiom cheat : forall P : Prop, P.\nLemma one_two : 1 = 2. Proof. apply cheat. Qed.\n", "Axiom"),
-        ("Parameter p : 1 = 2.\nLemma one_two : 1 = 2. Proof. exact p. Qed.\n", "Parameter"),
-        ("Hypothesis h : False.\nLemma one_two : 1 = 2. Proof. destruct h. Qed.\n", "Hypothesis outside a Section"),
-        ("Unset Guard Checking.\nLemma t : True. Proof. exact I. Qed.\n", "disabled kernel check"),
-        ('Redirect "out" Print nat.\nLemma t : True. Proof. exact I. Qed.\n', "Redirect"),
+        # notations cannot change what the checked statement says: the proof compiles, the gate
+        # (which never imports the proof) sees a theorem about something else
+        (FALSE_LE, 'Local Notation "x <= y" := True : R_scope.', "intros x Hx. exact I.", GATE),
+        (FALSE, 'Notation "x < y" := (x = x) : R_scope.\nDefinition eureka_target : Prop := forall x : R, 0 < x -> x = x.\n'
+         "Definition eureka_statement : Prop := forall x : R, 0 < x -> x = x.", "intros x Hx. reflexivity.", GATE),
+        # nor can redefinitions of what it refers to
+        (FALSE_SQRT, "Definition sqrt (x : R) : R := x + 1.", "intros x Hx. unfold sqrt. lra.", GATE),
+        (FALSE, "Definition Rdiv (a b : R) : R := a + 1.\nInfix \"/\" := Rdiv : R_scope.",
+         "intros x Hx. unfold Rdiv. lra.", GATE),
+        (FALSE, "Definition R := nat.", "intros x Hx. lia.", "coqc rejected the proof"),
+        # an open Section whose hypothesis the theorem would use
+        (FALSE, "Section S.\nHypothesis cheat : False.", "destruct cheat.", "needs to be closed"),
+        # opacity and strategy only change what tactics may unfold
+        (FALSE, "Global Opaque Rlt Rdiv.\nStrategy expand [Rinv].", "intros x Hx. lra.", "coqc rejected the proof"),
+    ],
+    ids=["local-notation-le", "shadowed-names", "redefined-sqrt", "redefined-division", "redefined-R",
+         "open-section", "opaque-strategy"],
+)
+def test_tricks_do_not_prove_a_false_claim(coqc: str, claim: Claim, helpers: str, script: str, why: str) -> None:
+    result = coq_check_claim(claim, script, helpers=helpers, timeout_s=120)
+    assert result.verdict == "failed" and why in result.detail, result.detail
+
+
+def test_printing_options_in_the_proof_cannot_forge_the_report(coqc: str) -> None:
+    helpers = "Global Set Printing All.\nGlobal Set Printing Width 5.\nGlobal Unset Printing Notations."
+    result = coq_check_claim(HALF, "intros x Hx. lra.", helpers=helpers, timeout_s=120)
+    assert result.verdict == "passed", result.detail
+    assert "FunctionalExtensionality.functional_extensionality_dep" in result.detail
+
+
+def test_axiom_from_a_library_fails_the_gate(coqc: str) -> None:
+    helpers = "Require Import Coq.Logic.ProofIrrelevance."
+    result = coq_check_claim(HALF, "pose proof proof_irrelevance as PI_. intros x Hx. lra.", helpers=helpers,
+                             timeout_s=120)
+    assert result.verdict == "failed"
+    assert "outside the allow-list: ProofIrrelevance.proof_irrelevance" in result.detail
+
+
+@pytest.mark.parametrize(
+    ("helpers", "script", "word"),
+    [
+        ("", "intros x Hx. admit.", "admit"),
+        ("", "Admitted.", "Admitted"),
+        ("Axiom cheat : forall P : Prop, P.", "apply cheat.", "Axiom"),
+        ("Parameter p : False.", "destruct p.", "Parameter"),
+        ("Hypothesis h : False.", "destruct h.", "Hypothesis outside a Section"),
+        ("", "intros x Hx. lra. Qed.\nTheorem eureka_claim' : True. Proof. exact I.", "ends the proof"),
+        ("", "exact I. Defined.\nLemma again : True. Proof.", "ends the proof"),
+        ("Module M.\nTheorem eureka_claim : True. Proof. exact I. Qed.\nEnd M.", "lra.", "Module"),
+        ('(* " *) " *) Load evil.', "lra.", "Load"),
+        ("Require Import Eureka.EurekaStatement.", "lra.", "Require of Eureka.EurekaStatement"),
+        ("From Ltac2 Require Import Ltac2.", "lra.", "From Ltac2 Require"),
+        ("", "(* never closed", "unterminated comment"),
+        ('Unset Guard Checking.', "lra.", "disabled kernel check"),
     ],
 )
-def test_forbidden_sources_are_rejected_before_compiling(source: str, word: str) -> None:
-    result = coq_check(source)
-    if result.verdict == "no_checker":
-        pytest.skip("coqc is not on PATH")
-    assert result.verdict == "failed" and word in result.detail and "before compiling" in result.detail
+def test_forbidden_proofs_are_rejected_before_compiling(coqc: str, helpers: str, script: str, word: str) -> None:
+    result = coq_check_claim(FALSE, script, helpers=helpers)
+    assert result.verdict == "failed" and "before compiling" in result.detail
+    assert word in result.detail, result.detail
 
 
-def test_axiom_from_the_library_fails_the_gate_even_with_a_forged_report(coqc: str) -> None:
-    source = """Require Import ProofIrrelevance.
-Goal True. idtac "Closed under the global context". exact I. Qed.
-Lemma pi_eq : forall (P : Prop) (p q : P), p = q.
-Proof. intros. apply proof_irrelevance. Qed.
-"""
-    result = coq_check(source, timeout_s=120)
-    assert result.verdict == "failed"
-    assert "ProofIrrelevance.proof_irrelevance" in result.detail
-
-
-def test_section_hypotheses_are_premises_not_axioms(coqc: str) -> None:
-    source = "Section S.\nHypothesis h : 1 = 1.\nLemma use_h : 1 = 1. Proof. exact h. Qed.\nEnd S.\n"
-    assert coq_check(source, timeout_s=120).verdict == "passed"
-
-
-def test_unknown_theorem_name_fails(coqc: str) -> None:
-    result = coq_check("Lemma t : True. Proof. exact I. Qed.\n", theorem_name="nope", timeout_s=120)
-    assert result.verdict == "failed" and "nope" in result.detail
+def test_untranslatable_claim_is_skipped(coqc: str) -> None:
+    claim = Claim(variables=[ClaimVariable(name="n", domain="natural")], conclusion="binomial(n, 2) >= 0")
+    result = coq_check_claim(claim, "intros. lia.")
+    assert result.verdict == "skipped" and result.detail.startswith("the claim has no Coq translation: ")
+    assert coq_check_claim(Claim(conclusion="y > 0"), "lra.").verdict == "error"
 
 
 def test_timeout_is_unknown(coqc: str) -> None:
-    looping = "Lemma t : True.\nProof. repeat (assert True by exact I). exact I. Qed.\n"
-    result = coq_check(looping, timeout_s=1.0)
+    result = coq_check_claim(HALF, "repeat (assert True by exact I).", timeout_s=1.0)
     assert result.verdict == "unknown" and "timeout" in result.detail
 
 
 def test_missing_coqc_is_no_checker(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert coq_check(REALS_PROOF).verdict == "no_checker"
+    assert coq_check_claim(HALF, "lra.").verdict == "no_checker"
 
 
 # --- no Coq needed ---------------------------------------------------------------------------
+
+
+def test_files_put_the_statement_in_our_files_and_the_proof_in_its_own() -> None:
+    job = coq_files(STATEMENT, "Lemma h : True. Proof. exact I. Qed.", "intros x Hx. lra.")
+    statement, proof, gate = job.files.values()
+    assert "Definition eureka_statement : Prop :=\n  forall (x : R)," in statement and "Lemma h" not in statement
+    assert proof.index("Lemma h") < proof.index("Theorem eureka_claim :\n  forall (x : R),") < proof.index("lra.")
+    assert proof.rstrip().endswith("intros x Hx. lra.\nQed.")
+    # the target is bound before the model's library is loaded, which is never imported
+    assert gate.index("Definition eureka_target") < gate.index("Require Eureka.EurekaProof.")
+    assert "Import" not in gate and "exact Eureka.EurekaProof.eureka_claim" in gate
+    assert gate.rstrip().endswith("Print Assumptions eureka_checked.")
+
+
+def test_script_is_stripped_of_our_own_proof_and_qed() -> None:
+    assert _strip_script("Proof.\n intros. lra.\nQed.") == "intros. lra."
+    assert _strip_script("intros. lra. Defined.") == "intros. lra."
+    assert _strip_script("intros. lra. Qed. Lemma x : True. Proof. exact I. Qed.").count("Qed") == 1
 
 
 def test_report_parser() -> None:
@@ -97,18 +153,14 @@ def test_report_parser() -> None:
 ClassicalDedekindReals.sig_forall_dec
   : forall P : nat -> Prop, (forall n : nat, {P n} + {~ P n}) -> {n : nat | ~ P n} + {forall n : nat, P n}
 Classical_Prop.classic : forall P : Prop, P \\/ ~ P
-Closed under the global context
 """
-    axioms, problems = _parse_gate(report, ["a", "b"])
+    axioms, problems = _parse_gate(report)
     assert axioms == ["ClassicalDedekindReals.sig_forall_dec", "Classical_Prop.classic"]
     assert problems == [] and set(axioms) <= COQ_ALLOWED_AXIOMS
-    _, problems = _parse_gate("Axioms:\nfoo : False\nConstants relying on type-in-type:\nbar\n", ["a"])
+    assert _parse_gate("Closed under the global context\n") == ([], [])
+    _, problems = _parse_gate("Axioms:\nfoo : False\nConstants relying on type-in-type:\nbar\n")
     assert problems  # any other section fails closed
-    _, problems = _parse_gate("", ["a"])
+    _, problems = _parse_gate("")
     assert problems
-
-
-def test_comment_and_string_blanking_keeps_lines() -> None:
-    text = COQ.blank('(* Admitted (* nested *) still comment *)\nLemma a : True.\nNotation "x" := 1. (* Axiom *)\n')
-    assert "Admitted" not in text and "Axiom" not in text and text.count("\n") == 3
-    assert COQ.forbidden(COQ.blank("Lemma a : True.\nProof. admit.\nQed.")) == ["admit (line 2)"]
+    _, problems = _parse_gate("Closed under the global context\nClosed under the global context\n")
+    assert problems  # exactly one report

@@ -83,3 +83,32 @@ def test_sum_without_closed_form_is_evaluated() -> None:
 def test_bad_claim_raises_claim_error() -> None:
     with pytest.raises(ClaimError):
         evaluate_claim_at(claim("y > 0"), {"x": 1})
+
+
+def test_high_precision_keeps_huge_inputs_exact() -> None:
+    """At a fixed 60 digits, n = 10^70 and n - 2 round to the same number and binomial(n, 3)
+    came out as 1/6: a confirmed "counterexample" to a true claim. Inputs are now carried at
+    full length and every high-precision value is computed twice."""
+    natural = [ClaimVariable(name="n", domain="natural")]
+    c = Claim(variables=natural, conclusion="binomial(n, 3) >= 1")
+    for n in (10**70, 10**400 + 1):
+        assert evaluate_claim_at(c, {"n": n}).holds is True
+    identity = Claim(variables=natural, conclusion="factorial(n + 1) == (n + 1)*factorial(n)")
+    assert evaluate_claim_at(identity, {"n": 10**400}).holds is not False
+    # a cancellation that 60 digits cannot see: 10^100 * 10^-80 = 10^20
+    cancel = Claim(variables=natural, conclusion="0*factorial(n) + 10^100*((n + 10^(-80)) - n) >= 1")
+    assert evaluate_claim_at(cancel, {"n": 5000}).holds is not False
+
+
+def test_points_too_large_to_evaluate_are_undecided() -> None:
+    # exp(exp(10^6)) would need 1.4 million bits in sympy and mpmath alike
+    ev = evaluate_claim_at(claim("exp(exp(x)) >= 0"), {"x": 1e6})
+    assert ev.holds is None and ev.status == "undecided" and "beyond" in ev.detail
+    assert evaluate_claim_at(claim("exp(exp(x)) >= 0"), {"x": 5}).holds is True
+
+
+def test_exact_values_beyond_float_range() -> None:
+    c = claim("x <= 1e300*1e300")
+    assert evaluate_claim_at(c, {"x": str(10**600 + 1)}).holds is False
+    assert evaluate_claim_at(c, {"x": 10**600}).holds is True
+    assert evaluate_claim_at(c, {"x": "1" * 20_000}).status == "outside"  # too long to read

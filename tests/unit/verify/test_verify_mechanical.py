@@ -7,6 +7,7 @@ import importlib.util
 import shutil
 
 import pytest
+from toolreq import require_tool
 
 import eurekaclaw.verify as verify
 from eurekaclaw.config import load_settings
@@ -16,17 +17,23 @@ from eurekaclaw.verify import available_checkers, mechanical_level, refuted, run
 AMGM = Claim(variables=[ClaimVariable(name="a", domain="positive"), ClaimVariable(name="b", domain="positive")],
              conclusion="(a + b)/2 >= sqrt(a*b)")
 FALSE = Claim(variables=[ClaimVariable(name="x")], conclusion="x^2 >= x")
-COQ_OK = "Lemma t : 1 + 1 = 2. Proof. reflexivity. Qed.\n"
+HALF = Claim(variables=[ClaimVariable(name="x", domain="positive")], conclusion="x/2 < x")
+COQ_TRIVIAL = "reflexivity."  # proves 1 + 1 = 2 — and nothing a claim says
 
 
 def test_public_names() -> None:
     assert set(verify.__all__) == {
-        "ClaimError", "parse_claim", "evaluate_claim_at", "falsify", "smt_check", "coq_check", "lean_check",
+        "ClaimError", "parse_claim", "evaluate_claim_at", "falsify", "smt_check", "coq_check_claim",
+        "lean_check_claim", "CoqUntranslatable", "LeanUntranslatable",
         "run_mechanical_checks", "mechanical_level", "refuted", "available_checkers", "CheckerInfo",
         "ClaimEvaluation", "FalsifierReport", "ParsedClaim",
     }
     for name in verify.__all__:
         assert getattr(verify, name) is not None
+    from eurekaclaw.verify.coq_statement import coq_statement
+    from eurekaclaw.verify.lean_statement import lean_statement
+
+    assert callable(coq_statement) and callable(lean_statement)
 
 
 async def test_claim_checks_run_and_prove() -> None:
@@ -38,26 +45,47 @@ async def test_claim_checks_run_and_prove() -> None:
         assert by["z3"].verdict == "passed"
         assert mechanical_level(checks) == "smt"
     assert refuted(checks) is None
+    assert "coq" not in by  # no formal proof given, none checked
 
 
-async def test_refuted_claim_is_never_proven_even_with_a_passing_formal_proof() -> None:
-    checks = await run_mechanical_checks(FALSE, formal_source=COQ_OK, formal_system="coq")
+async def test_formal_proof_is_checked_against_the_claim() -> None:
+    require_tool("coqc")
+    settings = load_settings(falsifier_budget_s=0.5, smt_timeout_s=5.0)
+    checks = await run_mechanical_checks(HALF, settings=settings, formal_proof="intros x Hx. lra.")
+    coq = next(c for c in checks if c.checker == "coq")
+    assert coq.verdict == "passed" and "x / 2 < x" in coq.detail
+    assert mechanical_level(checks) == "formal"
+    helpers = "Lemma half_lt (x : R) : 0 < x -> x / 2 < x. Proof. intros. lra. Qed."
+    checks = await run_mechanical_checks(HALF, settings=settings, formal_proof="exact half_lt.",
+                                         formal_helpers=helpers, formal_system="coq")
+    assert next(c for c in checks if c.checker == "coq").verdict == "passed"
+
+
+async def test_refuted_claim_is_never_proven_whatever_the_formal_proof() -> None:
+    checks = await run_mechanical_checks(FALSE, formal_proof=COQ_TRIVIAL, formal_system="coq")
     hit = refuted(checks)
     assert hit is not None and hit.counterexample is not None
     assert 0 < hit.counterexample["x"] < 1 or hit.checker == "z3"
-    assert mechanical_level(checks) is None  # whatever coq said
+    coq = next(c for c in checks if c.checker == "coq")
+    assert coq.verdict != "passed"  # the proof is checked against x^2 >= x, which it does not prove
+    assert mechanical_level(checks) is None
 
 
-async def test_formal_only_and_missing_checker(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    checks = await run_mechanical_checks(None, formal_source=COQ_OK)  # system guessed from "Qed."
-    assert [c.checker for c in checks] == ["coq"]
-    if shutil.which("coqc"):
-        assert checks[0].verdict == "passed" and mechanical_level(checks) == "formal"
+async def test_formal_proof_without_a_claim_checks_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    checks = await run_mechanical_checks(None, formal_proof=COQ_TRIVIAL)
+    assert [(c.checker, c.verdict) for c in checks] == [("coq", "skipped")]
+    assert checks[0].detail == "a formal proof without a claim checks nothing; ignored"
+    assert mechanical_level(checks) is None
+    checks = await run_mechanical_checks(None, formal_proof="trivial", formal_system="lean")
+    assert [(c.checker, c.verdict) for c in checks] == [("lean", "skipped")]
     monkeypatch.setenv("PATH", str(tmp_path))
-    checks = await run_mechanical_checks(None, formal_source=COQ_OK, formal_system="coq")
-    assert checks[0].verdict == "no_checker" and mechanical_level(checks) is None
-    checks = await run_mechanical_checks(None, formal_source="theorem t : True := trivial", formal_system="lean")
-    assert checks[0].checker == "lean" and checks[0].verdict == "no_checker"
+    checks = await run_mechanical_checks(HALF, formal_proof="intros x Hx. lra.", formal_system="coq",
+                                         settings=load_settings(falsifier_budget_s=0.5))
+    assert next(c for c in checks if c.checker == "coq").verdict == "no_checker"
+    checks = await run_mechanical_checks(HALF, formal_proof="intro x hx; linarith", formal_system="lean",
+                                         settings=load_settings(falsifier_budget_s=0.5))
+    assert next(c for c in checks if c.checker == "lean").verdict == "no_checker"
+    assert mechanical_level(checks) != "formal"  # (z3 may still prove the claim: "smt")
 
 
 async def test_nothing_to_check_and_bad_claim() -> None:
@@ -66,8 +94,11 @@ async def test_nothing_to_check_and_bad_claim() -> None:
     checks = await run_mechanical_checks(Claim(conclusion="y > 0"))
     assert [(c.checker, c.verdict) for c in checks] == [("claim", "error")]
     assert "unknown identifier" in checks[0].detail
-    checks = await run_mechanical_checks(None, formal_source="some prose, not a proof")
-    assert checks[0].verdict == "error"
+    checks = await run_mechanical_checks(Claim(conclusion="y > 0"), formal_proof="lra.")
+    assert [(c.checker, c.verdict) for c in checks] == [("claim", "error"), ("coq", "skipped")]
+    checks = await run_mechanical_checks(HALF, formal_proof="lra.", formal_system="isabelle",  # type: ignore[arg-type]
+                                         settings=load_settings(falsifier_budget_s=0.5))
+    assert any(c.checker == "formal" and c.verdict == "error" for c in checks)
 
 
 async def test_checks_do_not_block_the_event_loop() -> None:

@@ -26,7 +26,7 @@ def test_claim_error_is_bad_input() -> None:
 def test_parses_operators_functions_and_constants() -> None:
     x = sp.Symbol("x", real=True)
     parsed = parse_claim(claim("2^3 ** 1 + abs(x) - min(x, 1) * max(x, 2) / sqrt(4) <= pi*e + log(8, 2) + ln(exp(1)) + floor(x) + ceil(x)"))
-    rel = parsed.conclusion[0]
+    rel = parsed.conclusion[0].simplified
     assert rel.op == "<="
     assert rel.lhs == 8 + sp.Abs(x) - sp.Min(x, 1) * sp.Max(x, 2) / 2
     assert sp.simplify(rel.rhs - (sp.pi * sp.E + 3 + 1 + sp.floor(x) + sp.ceiling(x))) == 0
@@ -35,9 +35,9 @@ def test_parses_operators_functions_and_constants() -> None:
 def test_unary_minus_binds_looser_than_power_and_power_is_right_associative() -> None:
     x = sp.Symbol("x", real=True)
     parsed = parse_claim(claim("-x^2 == -(x^2)"))
-    assert parsed.conclusion[0].lhs == -(x**2)
+    assert parsed.conclusion[0].simplified.lhs == -(x**2)
     parsed = parse_claim(claim("2^3^2 == 512"))
-    assert parsed.conclusion[0].lhs == 512
+    assert parsed.conclusion[0].lhs == 512  # constants are folded to their value
 
 
 def test_chained_relation_becomes_conjunction() -> None:
@@ -53,7 +53,7 @@ def test_sum_closed_form_and_index_scope() -> None:
     n = ClaimVariable(name="n", domain="natural", low=1)
     parsed = parse_claim(claim("Sum(k^2, (k, 1, n)) == n*(n + 1)*(2*n + 1)/6", variables=[n]))
     sym = parsed.symbols["n"]
-    assert sp.expand(parsed.conclusion[0].lhs - sym * (sym + 1) * (2 * sym + 1) / 6) == 0
+    assert sp.expand(parsed.conclusion[0].simplified.lhs - sym * (sym + 1) * (2 * sym + 1) / 6) == 0
     with pytest.raises(ClaimError, match="unknown identifier.*'k'"):
         parse_claim(claim("Sum(k, (k, 1, n)) + k >= 0", variables=[n]))
     with pytest.raises(ClaimError, match="sum index"):
@@ -117,6 +117,8 @@ def test_bad_variables(variables: list[ClaimVariable], message: str) -> None:
         ("1e99999 > x", "out of range"),
         ("2^(10^9) > x", "exponent"),
         ("3^(10^5) > x", "too large"),
+        ("10^3000*10^3000 > x", "13,000 bits"),  # each power is fine, their product is not
+        ("x <= Sum(2^k, (k, 1, 100000))", "13,000 bits"),
         ("factorial(10^7) > x", "out of range"),
         ("Sum(sin(k), (k, 1, 10^9)) > x", "no closed form"),
     ],
@@ -164,7 +166,7 @@ def test_huge_and_deep_inputs_are_rejected_quickly() -> None:
 
 def test_long_flat_sum_within_limit_parses() -> None:
     parsed = parse_claim(claim("x" + " + x" * 1200 + " >= 0"))
-    assert parsed.conclusion[0].lhs == 1201 * sp.Symbol("x", real=True)
+    assert parsed.conclusion[0].simplified.lhs == 1201 * sp.Symbol("x", real=True)
 
 
 def test_user_text_never_reaches_eval_or_sympify(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,7 +192,57 @@ def test_user_text_never_reaches_eval_or_sympify(monkeypatch: pytest.MonkeyPatch
 
 def test_definedness_conditions_survive_simplification() -> None:
     parsed = parse_claim(claim("sqrt(x)^2 >= 0"))
-    assert parsed.conclusion[0].lhs == sp.Symbol("x", real=True)  # sympy simplified the root away
+    x = sp.Symbol("x", real=True)
+    assert parsed.conclusion[0].lhs == sp.Pow(sp.sqrt(x), 2, evaluate=False)  # kept as written
+    assert parsed.conclusion[0].simplified.lhs == x  # sympy's own form drops the root
     assert [(c.op, str(c.lhs)) for c in parsed.conditions] == [(">=", "x")]
     parsed = parse_claim(claim("log(x - 1) + 1/(x - 2) >= 0"))
     assert {(c.op, str(c.lhs)) for c in parsed.conditions} == {(">", "x - 1"), ("!=", "x - 2")}
+
+
+def test_expressions_are_kept_as_written() -> None:
+    """sympy would turn sqrt(x*y) into sqrt(x)*sqrt(y) for x >= 0 (undefined at y < 0 although
+    the product may be 0): the parsed claim keeps the form the checkers must see."""
+    variables = [ClaimVariable(name="x", domain="nonnegative"), ClaimVariable(name="y")]
+    parsed = parse_claim(claim("sqrt(x*y) + y >= 0", variables=variables))
+    x, y = parsed.symbols["x"], parsed.symbols["y"]
+    lhs = parsed.conclusion[0].lhs
+    assert sp.Pow(sp.Mul(x, y, evaluate=False), sp.Rational(1, 2), evaluate=False) in lhs.args
+    assert not any(isinstance(a, sp.Pow) and a.base == y for a in sp.preorder_traversal(lhs))
+    assert sp.sqrt(y) in sp.preorder_traversal(parsed.conclusion[0].simplified.lhs)
+    assert [(c.op, str(c.lhs)) for c in parsed.conditions] == [(">=", "x*y")]
+    # the difference used by the checkers is unevaluated as well: x/x - 1 is not 0
+    rel = parse_claim(claim("x/x >= 1")).conclusion[0]
+    assert rel.difference() != 0 and sp.simplify(rel.difference()) == 0
+    assert [c.op for c in parse_claim(claim("x/x >= 1")).conditions] == ["!="]
+
+
+def test_conditions_the_domain_guarantees_are_not_recorded() -> None:
+    positive = [ClaimVariable(name="x", domain="positive")]
+    assert parse_claim(claim("log(x) + sqrt(x) + 1/x >= -100", variables=positive)).conditions == []
+    assert parse_claim(claim("sqrt(x^2 + 1) >= 1")).conditions == []
+    assert [c.op for c in parse_claim(claim("log(x) <= x")).conditions] == [">"]
+    both = [ClaimVariable(name="a", domain="positive"), ClaimVariable(name="n", domain="natural")]
+    assert parse_claim(claim("sqrt(a*n) + sqrt(n - 1 + 1) >= 0", variables=both)).conditions == []
+    # only simple sign rules decide: sympy itself calls binomial(n, 3) non-positive for every
+    # integer n and would wrongly drop this one
+    kept = parse_claim(claim("sqrt(10^400 - binomial(n, 3)) >= 0", variables=both)).conditions
+    assert [c.op for c in kept] == [">="]
+
+
+def test_conclusion_conditions_and_relation_index() -> None:
+    parsed = parse_claim(claim("sqrt(x - 1) >= 0", "log(x) > 0", "x <= 3"))
+    assert [r.index for r in parsed.assumptions] == [0, 1]
+    assert [r.index for r in parsed.conclusion] == [-1]
+    assert {str(c.lhs) for c in parsed.conditions} == {"x", "x - 1"}
+    assert [str(c.lhs) for c in parsed.conclusion_conditions] == ["x - 1"]
+
+
+def test_display_mode_keeps_numbers_and_sums() -> None:
+    n = ClaimVariable(name="n", domain="natural", low=1)
+    parsed = parse_claim(claim("Sum(k, (k, 1, n)) <= 2^3*n^2", variables=[n]), display=True)
+    rel = parsed.conclusion[0]
+    assert isinstance(rel.lhs, sp.Sum)
+    assert sp.Pow(2, 3, evaluate=False) in rel.rhs.args
+    checked = parse_claim(claim("Sum(k, (k, 1, n)) <= 2^3*n^2", variables=[n]))
+    assert not checked.conclusion[0].lhs.has(sp.Sum) and 8 in checked.conclusion[0].rhs.args
