@@ -44,6 +44,11 @@ LLMOpt = Annotated[
     str | None,
     typer.Option("--llm", help="Backend override: anthropic | openai_compat | local | scripted:<file> | replay:<session>."),
 ]
+ReviewLLMOpt = Annotated[
+    str | None,
+    typer.Option("--review-llm", help="A separate model for proof reviews, same form as --llm; "
+                 "without it the proving model's reviews are recorded as self-reviews."),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a machine-readable result on stdout.")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show debug logs and tracebacks.")]
 
@@ -121,14 +126,14 @@ def _settings(gate: str | None = None) -> Any:
     return load_settings(**overrides)
 
 
-def _start_orchestrator(settings: Any, llm: str | None, as_json: bool) -> Any:
+def _start_orchestrator(settings: Any, llm: str | None, as_json: bool, review_llm: str | None = None) -> Any:
     """Build the orchestrator and its backend before a session exists (a missing backend is
     exit 3 in well under a second, with nothing written)."""
     from eurekaclaw.console import err
     from eurekaclaw.orchestrator.meta import MetaOrchestrator
     from eurekaclaw.orchestrator.progress import RunUI
 
-    orchestrator = MetaOrchestrator(settings, llm_override=llm, ui=RunUI())
+    orchestrator = MetaOrchestrator(settings, llm_override=llm, review_llm_override=review_llm, ui=RunUI())
     backend, name = orchestrator.prepare_backend()
     if name == "local":
         label = getattr(backend, "display_name", backend.model_for("main"))
@@ -170,13 +175,19 @@ def _print_result(result: Any) -> None:
     if result.theory_status:
         level = f" (weakest verification level: {result.weakest_level})" if result.weakest_level else ""
         out().print(f"theorem: [bold]{result.theory_status}[/]{level}")
+        if result.self_reviewed:
+            out().print(f"[yellow]{result.self_reviewed} lemma(s) reviewed only by the model that proved "
+                        "them (self-review); use --review-llm for an independent reviewer[/]")
+        if result.theory_status != "proved" and result.theory_reason:
+            out().print(f"why: {result.theory_reason}", markup=False, highlight=False)
     out().print(f"cost: ${result.cost_usd:.4f} over {result.llm_calls} LLM calls")
     out().print(f"session directory: {result.session_dir}")
     if result.output_dir:
         out().print(f"artefacts copied to: {result.output_dir}")
 
 
-def _launch(spec_fields: dict[str, Any], *, output: str | None, gate: str | None, budget: float | None, llm: str | None, as_json: bool) -> None:
+def _launch(spec_fields: dict[str, Any], *, output: str | None, gate: str | None, budget: float | None, llm: str | None,
+            as_json: bool, review_llm: str | None = None) -> None:
     import asyncio
 
     from eurekaclaw.orchestrator.inputs import check_output_dir
@@ -184,7 +195,7 @@ def _launch(spec_fields: dict[str, Any], *, output: str | None, gate: str | None
 
     settings = _settings(gate)
     spec = InputSpec(**spec_fields, gate_mode=gate, budget_usd=budget, output_dir=check_output_dir(output))
-    orchestrator = _start_orchestrator(settings, llm, as_json)
+    orchestrator = _start_orchestrator(settings, llm, as_json, review_llm)
     result = asyncio.run(orchestrator.run(spec))
     _finish(result, as_json)
 
@@ -203,6 +214,7 @@ def prove(
     gate: GateOpt = None,
     budget_usd: BudgetOpt = None,
     llm: LLMOpt = None,
+    review_llm: ReviewLLMOpt = None,
     json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -213,7 +225,7 @@ def prove(
     from eurekaclaw.orchestrator.inputs import clean_statement
 
     text = clean_statement(statement)
-    _launch({"mode": "prove", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out)
+    _launch({"mode": "prove", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm)
 
 
 @app.command("from-papers")
@@ -225,6 +237,7 @@ def from_papers(
     gate: GateOpt = None,
     budget_usd: BudgetOpt = None,
     llm: LLMOpt = None,
+    review_llm: ReviewLLMOpt = None,
     json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -235,7 +248,7 @@ def from_papers(
     from eurekaclaw.orchestrator.inputs import check_paper_ids
 
     ids = check_paper_ids(paper_ids)
-    _launch({"mode": "from-papers", "paper_ids": ids, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out)
+    _launch({"mode": "from-papers", "paper_ids": ids, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm)
 
 
 @app.command()
@@ -247,6 +260,7 @@ def explore(
     gate: GateOpt = None,
     budget_usd: BudgetOpt = None,
     llm: LLMOpt = None,
+    review_llm: ReviewLLMOpt = None,
     json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -257,7 +271,7 @@ def explore(
     from eurekaclaw.orchestrator.inputs import clean_statement
 
     text = clean_statement(area, what="research area")
-    _launch({"mode": "explore", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out)
+    _launch({"mode": "explore", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -271,6 +285,7 @@ def resume(
     session_id: Annotated[str, typer.Argument(help="Session id or a unique prefix (≥ 6 characters).")],
     budget_usd: BudgetOpt = None,
     llm: LLMOpt = None,
+    review_llm: ReviewLLMOpt = None,
     json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -281,7 +296,7 @@ def resume(
 
     settings = _settings()
     session = Workspace(settings.eurekaclaw_dir).resolve(session_id)
-    orchestrator = _start_orchestrator(settings, llm, json_out)
+    orchestrator = _start_orchestrator(settings, llm, json_out, review_llm)
     result = asyncio.run(orchestrator.resume(session, budget_usd=budget_usd))
     _finish(result, json_out)
 

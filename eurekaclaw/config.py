@@ -37,6 +37,10 @@ class Settings(BaseSettings):
 
     # --- LLM backends --------------------------------------------------------------------
     llm_backend: BackendName | None = None
+    # A second model for the reviewing roles (proof review, consistency), in --llm's form;
+    # empty = the proving model reviews its own proofs (recorded as self-reviews).
+    review_llm: str | None = None
+    review_model: str | None = None  # the review backend's model (anthropic, openai_compat)
     anthropic_api_key: SecretStr | None = None
     anthropic_base_url: str | None = None
     eurekaclaw_model: str = "claude-sonnet-4-6"

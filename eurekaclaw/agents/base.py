@@ -55,6 +55,15 @@ class AgentContext:
     events: EventSink = _no_events
     # Optional services that later layers attach (memory manager, skill injector, ...).
     services: dict[str, Any] = field(default_factory=dict)
+    # The reviewers' model when one is configured (REVIEW_LLM / --review-llm); else reviews
+    # come from `llm`, the model that wrote the proofs, and are recorded as self-reviews.
+    review_llm: SessionLLM | None = None
+
+    def reviewer(self) -> SessionLLM:
+        return self.review_llm or self.llm
+
+    def self_review(self) -> bool:
+        return self.reviewer().identity() == self.llm.identity()
 
     def checkpoint(self, **data: Any) -> None:
         """Persist the stage-internal position (e.g. the theory loop's lemma) for resume."""
@@ -68,6 +77,7 @@ class AgentContext:
 class BaseAgent(ABC):
     role: str = "agent"
     max_tokens_key: str = "default"
+    reviews: bool = False  # a reviewing role asks the review model when one is configured
 
     def __init__(self, ctx: AgentContext) -> None:
         self.ctx = ctx
@@ -116,8 +126,15 @@ class BaseAgent(ABC):
             lemma_id=lemma_id,
         )
 
+    @property
+    def client(self) -> SessionLLM:
+        return self.ctx.reviewer() if self.reviews else self.ctx.llm
+
+    def identity(self) -> str:
+        return self.client.identity()
+
     async def ask_structured(self, request: LLMRequest, output: type[M]) -> M:
         self.log(f"asks for {output.__name__}", lemma_id=request.lemma_id)
-        result = await self.ctx.llm.structured(request, output)
+        result = await self.client.structured(request, output)
         self.log(f"received {output.__name__}", lemma_id=request.lemma_id)
         return result

@@ -103,7 +103,9 @@ class ScriptedBackend:
         rules: list[dict[str, Any]] | None = None,
         responder: Responder | None = None,
         default: Any = None,
+        model: str = "scripted",
     ) -> None:
+        self.model = model  # a second script with another name plays an independent reviewer
         self.rules = [Rule(r) for r in (rules or [])]
         self.responder = responder
         self.default = default
@@ -112,7 +114,7 @@ class ScriptedBackend:
         self.max_in_flight = 0
 
     def model_for(self, tier: ModelTier) -> str:
-        return f"scripted-{tier}"
+        return f"{self.model}-{tier}"
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         self.calls.append(request)
@@ -159,7 +161,7 @@ class ScriptedBackend:
             responder = getattr(module, "respond", None)
             if not callable(responder):
                 raise BadInputError(f"{path} must define respond(request)")
-            return cls(responder=responder)
+            return cls(responder=responder, model=str(getattr(module, "MODEL", "scripted")))
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
         except yaml.YAMLError as exc:
@@ -168,4 +170,5 @@ class ScriptedBackend:
             data = {"rules": data}
         if not isinstance(data, dict):
             raise BadInputError(f"scripted LLM file {path} must hold a list of rules")
-        return cls(rules=data.get("rules") or [], default=data.get("default"))
+        return cls(rules=data.get("rules") or [], default=data.get("default"),
+                   model=str(data.get("model") or "scripted"))

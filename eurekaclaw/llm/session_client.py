@@ -84,6 +84,10 @@ class SessionLLM:
     def model_for(self, tier: str) -> str:
         return self.backend.model_for(tier)  # type: ignore[arg-type]
 
+    def identity(self, tier: str = "main") -> str:
+        """Which model answers: "<backend>:<model>", what a review record names as reviewer."""
+        return f"{self.backend.name}:{self.model_for(tier)}"
+
     def _log(self, request: LLMRequest, response: LLMResponse | None, error: str | None) -> None:
         if self.log_path is None:
             return

@@ -76,11 +76,28 @@ def _backend_summary(settings: Settings) -> dict[str, Any]:
     return info
 
 
+def _review_summary(settings: Settings) -> dict[str, Any]:
+    """Who reviews proofs: a configured second model, or the proving model (self-reviews)."""
+    if not settings.review_llm:
+        return {"backend": None, "note": "not set: the proving model reviews its own proofs (self-reviews)"}
+    from eurekaclaw.llm.select import choose_backend
+
+    try:
+        name, arg = choose_backend(settings, settings.review_llm)
+    except EurekaError as exc:
+        return {"backend": None, "problem": exc.user_message()}
+    info: dict[str, Any] = {"backend": name, "model": settings.review_model or "the backend's default"}
+    if arg:
+        info["argument"] = arg
+    return info
+
+
 def doctor_report(*, online: bool = False) -> dict[str, Any]:
     settings = load_settings()
     report: dict[str, Any] = {
         "eurekaclaw_dir": str(settings.eurekaclaw_dir),
         "llm": _backend_summary(settings),
+        "review_llm": _review_summary(settings),
         "settings": {
             "gate_mode": settings.gate_mode,
             "theory_pipeline": settings.theory_pipeline,
@@ -137,6 +154,13 @@ def render_doctor(report: dict[str, Any]) -> Group:
         lines.append(Text(f"LLM backend: {llm['backend']} ({details})", style="green"))
     else:
         lines.append(Text(f"LLM backend: none — {llm.get('problem')}", style="red"))
+    review = report.get("review_llm") or {}
+    if review.get("backend"):
+        details = ", ".join(f"{k}={v}" for k, v in review.items() if k != "backend")
+        lines.append(Text(f"review model: {review['backend']} ({details})", style="green"))
+    else:
+        lines.append(Text(f"review model: {review.get('problem') or review.get('note', 'not set')}",
+                          style="red" if review.get("problem") else "yellow"))
     lines.append(Text("settings: " + ", ".join(f"{k}={v}" for k, v in report["settings"].items())))
     table = Table(title="optional tools", show_header=True)
     for col in ("tool", "status", "version", "used for"):

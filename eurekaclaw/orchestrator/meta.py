@@ -25,6 +25,7 @@ from eurekaclaw.llm.context import current_stage
 from eurekaclaw.llm.ledger import UsageLedger
 from eurekaclaw.llm.select import build_backend, choose_backend
 from eurekaclaw.llm.types import LLMClient
+from eurekaclaw.orchestrator.evidence import apply_experiment_evidence
 from eurekaclaw.orchestrator.progress import RunUI
 from eurekaclaw.orchestrator.session_setup import build_context, copy_outputs
 from eurekaclaw.orchestrator.stages import load_stages
@@ -54,7 +55,9 @@ class MetaOrchestrator:
         settings: Settings,
         *,
         llm_override: str | None = None,
+        review_llm_override: str | None = None,
         backend: LLMClient | None = None,
+        review_backend: LLMClient | None = None,
         stages: dict[str, Stage | None] | None = None,
         ui: RunUI | None = None,
         plugins: dict[str, DomainPlugin] | None = None,
@@ -62,7 +65,9 @@ class MetaOrchestrator:
         self.settings = settings
         self.workspace = Workspace(settings.eurekaclaw_dir)
         self.llm_override = llm_override
+        self.review_llm_override = review_llm_override
         self._backend = backend
+        self._review_backend = review_backend
         self._stages = stages
         self.ui = ui or RunUI(live=False, quiet=True)
         self._plugins = plugins
@@ -79,6 +84,7 @@ class MetaOrchestrator:
         if self._backend is not None:
             if not self._profile_checked:
                 self._apply_profile(self._backend)
+            self.prepare_review_backend()
             return self._backend, self._backend.name
         name, arg = choose_backend(self.settings, self.llm_override)
         replay_log = None
@@ -87,7 +93,24 @@ class MetaOrchestrator:
             replay_log = source.file(SessionDir.LLM_LOG)
         self._backend = build_backend(self.settings, name, arg, replay_log)
         self._apply_profile(self._backend)
+        self.prepare_review_backend()
         return self._backend, name
+
+    def prepare_review_backend(self) -> LLMClient | None:
+        """The reviewers' own model, when REVIEW_LLM / --review-llm names one."""
+        if self._review_backend is not None:
+            return self._review_backend
+        spec = self.review_llm_override or self.settings.review_llm
+        if not spec:
+            return None
+        name, arg = choose_backend(self.settings, spec)
+        if name == "replay":
+            raise BadInputError("--review-llm cannot be replay: a replayed session replays its reviews too")
+        model = self.settings.review_model
+        settings = self.settings.model_copy(update={"eurekaclaw_model": model, "openai_compat_model": model}) \
+            if model else self.settings
+        self._review_backend = build_backend(settings, name, arg)
+        return self._review_backend
 
     def _apply_profile(self, backend: LLMClient) -> None:
         """A backend too weak for real work (a small local model) asks for settings that let a
@@ -207,6 +230,7 @@ class MetaOrchestrator:
             statement=spec.statement,
             events=on_event,
             on_usage=on_usage,
+            review_backend=self._review_backend,
         )
         session.mark_running()
         ui.start(session.session_id, f"{spec.mode} [{meta.domain}] via {meta.backend} ({meta.model})")
@@ -216,7 +240,10 @@ class MetaOrchestrator:
         stop_reason = ""
         try:
             previous: StageRecord | None = None
-            for name in STAGE_ORDER:
+            index = 0
+            while index < len(STAGE_ORDER):
+                name = STAGE_ORDER[index]
+                index += 1
                 rec = pipeline.record(name)
                 if rec.status in ("completed", "skipped", "absent", "failed"):
                     previous = rec
@@ -226,6 +253,8 @@ class MetaOrchestrator:
                 stage_resume = resume and rec.status in ("interrupted", "running")
                 await self._run_stage(ctx, session, bus, pipeline, rec, spec, stage_resume)
                 previous = rec
+                if name == "experiment" and self._experiment_evidence(bus, session, pipeline) == "replan":
+                    index = STAGE_ORDER.index("formalize")
         except _PauseRequested:
             stop_status, stop_reason = "paused", "paused at a checkpoint"
         except BudgetExceededError as exc:
@@ -241,10 +270,11 @@ class MetaOrchestrator:
             ui.set_pipeline(pipeline)
             ui.stop()
             session.mark_stopped()
-            closer = getattr(self._backend, "aclose", None)
-            if closer is not None:
-                with contextlib.suppress(Exception):
-                    await closer()
+            for backend in (self._backend, self._review_backend):
+                closer = getattr(backend, "aclose", None)
+                if closer is not None:
+                    with contextlib.suppress(Exception):
+                        await closer()
 
         if stop_status is not None:
             meta.status = stop_status  # type: ignore[assignment]
@@ -265,6 +295,23 @@ class MetaOrchestrator:
         meta.status = "partial" if partial else "completed"
         meta.status_reason = self._summary_reason(pipeline, theory)
         return self._finish(session, meta, bus, ctx, pipeline)
+
+    def _experiment_evidence(self, bus: KnowledgeBus, session: SessionDir, pipeline: PipelineState) -> str:
+        """Apply the experiment's verdict on the theorem; on a re-plan, formalize, theory and
+        experiment run again (the counterexample stays in the theory state)."""
+        verdict = apply_experiment_evidence(bus, replans_allowed=self.settings.theory_max_replans > 0)
+        if verdict == "none":
+            return verdict
+        theory = bus.get_theory_state()
+        session.event("theory", state="contradicted", message=theory.status_reason if theory else "")
+        self.ui.event("theory", state="contradicted", message=theory.status_reason if theory else "")
+        if verdict == "replan":
+            for stage in ("formalize", "theory", "experiment"):
+                rec = pipeline.record(stage)
+                rec.status, rec.reason, rec.attempts = "pending", "re-run: the experiment contradicted the theorem", 0
+            bus.put_pipeline(pipeline)
+            self.ui.set_pipeline(pipeline)
+        return verdict
 
     async def _run_stage(
         self,
@@ -403,7 +450,10 @@ class MetaOrchestrator:
             status=meta.status,
             status_reason=meta.status_reason,
             theory_status=meta.theory_status,
+            theory_reason=theory.status_reason if theory else "",
             weakest_level=theory.weakest_level() if theory and theory.proven_lemmas else None,
+            self_reviewed=sum(1 for r in theory.proven_lemmas.values()
+                              if r.self_review and r.verification_level == "reviewed") if theory else 0,
             stages=pipeline.stages,
             cost_usd=meta.cost_usd,
             llm_calls=ledger.calls,

@@ -17,7 +17,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from eurekaclaw.console import err
-from eurekaclaw.types.artifacts import TheoryState
+from eurekaclaw.types.artifacts import Claim, TheoryState
 from eurekaclaw.types.tasks import PipelineState
 
 STAGE_STYLE = {
@@ -38,6 +38,16 @@ LEMMA_STYLE = {
 }
 
 
+def claim_plain(claim: Claim) -> str:
+    """What the checkers checked, as plain text (the lemma's statement was rendered from it)."""
+    from eurekaclaw.verify.render import claim_plain as render
+
+    try:
+        return render(claim)
+    except Exception:  # the display must not fail; the claim's own text says the same
+        return claim.conclusion
+
+
 def lemma_tree(state: TheoryState, live_states: dict[str, dict[str, Any]] | None = None) -> Tree:
     live_states = live_states or {}
     title = Text(f"Theorem ({state.status})", style="bold")
@@ -54,10 +64,12 @@ def lemma_tree(state: TheoryState, live_states: dict[str, dict[str, Any]] | None
         record = state.proven_lemmas.get(lemma_id)
         extra = ""
         if record is not None:
-            extra = f" [{record.verification_level}]"
+            who = ", self-review" if record.self_review and record.verification_level == "reviewed" else ""
+            extra = f" [{record.verification_level}{who}]"
         elif info.get("attempt"):
             extra = f" (attempt {info['attempt']})"
-        text = node.informal or node.statement
+        text = claim_plain(node.claim) if node.statement_source == "claim" and node.claim else (
+            node.informal or node.statement)
         short = text if len(text) <= 70 else text[:67] + "…"
         return Text(f"{icon} {lemma_id}{extra}: {short}", style=style)
 

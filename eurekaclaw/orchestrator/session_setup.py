@@ -88,17 +88,23 @@ def build_context(
     statement: str,
     events: Callable[..., None],
     on_usage: Callable[[UsageLedger], None] | None = None,
+    review_backend: LLMClient | None = None,
 ) -> AgentContext:
     ledger = UsageLedger(session.file(SessionDir.USAGE), budget_usd=budget_usd)
-    llm = SessionLLM(
-        backend,
-        ledger,
-        session.file(SessionDir.LLM_LOG),
-        outer_retries=settings.llm_outer_retries,
-        retry_base_s=settings.llm_retry_base_s,
-        retry_max_s=settings.llm_retry_max_s,
-        on_usage=on_usage,
-    )
+
+    def client(which: LLMClient) -> SessionLLM:
+        # One ledger and one log for both models: the budget covers the reviewer too.
+        return SessionLLM(
+            which,
+            ledger,
+            session.file(SessionDir.LLM_LOG),
+            outer_retries=settings.llm_outer_retries,
+            retry_base_s=settings.llm_retry_base_s,
+            retry_max_s=settings.llm_retry_max_s,
+            on_usage=on_usage,
+        )
+
+    llm = client(backend)
     episodic = EpisodicMemory(session.session_id)
     return AgentContext(
         session_id=session.session_id,
@@ -113,6 +119,7 @@ def build_context(
         plugin=plugin,
         events=events,
         services=build_services(workspace, session.session_id, domain, plugin, statement, episodic),
+        review_llm=client(review_backend) if review_backend is not None else None,
     )
 
 

@@ -99,7 +99,9 @@ class ResearchOutput(Model):
     status: SessionStatus
     status_reason: str = ""
     theory_status: str | None = None
+    theory_reason: str = ""
     weakest_level: str | None = None
+    self_reviewed: int = 0  # lemmas at "reviewed" whose only reviewer was the proving model
     stages: list[StageRecord] = Field(default_factory=list)
     cost_usd: float = 0.0
     llm_calls: int = 0

@@ -33,6 +33,7 @@ PLAN = {
             "provenance": "new",
             "dependencies": [],
             "claim": {"variables": [{"name": "x", "domain": "real"}], "conclusion": "(x - 1)^2 >= 0"},
+            "claim_is_statement": True,
         },
         {
             "id": "T",
@@ -42,6 +43,7 @@ PLAN = {
             "dependencies": ["L1"],
             "is_root": True,
             "claim": {"variables": [{"name": "x", "domain": "real"}], "conclusion": "x^2 - 2*x + 1 >= 0"},
+            "claim_is_statement": True,
         },
     ],
 }
@@ -96,13 +98,12 @@ def respond(request: Any) -> Any:
     if request.role == "formalizer" and name == "FormalPlan":
         return PLAN
     if request.role in ("prover", "refiner"):
-        return {
-            "proof": (
-                "Since $x^2 - 2x + 1 = (x-1)^2$ for every real $x$ and a square of a real number is "
-                "non-negative, the inequality holds."
-            ),
-            "self_assessment": {"confidence": 0.9, "gaps": [], "weakest_step": "none"},
-        }
+        proof = (
+            r"Since $x^2 - 2x + 1 = (x-1)^2$ for every real $x$, Lemma~\ref{lem:L1} gives the inequality."
+            if request.lemma_id == "T" else
+            "A square of a real number is non-negative, and $x - 1$ is a real number."
+        )
+        return {"proof": proof, "self_assessment": {"confidence": 0.9, "gaps": [], "weakest_step": "none"}}
     if request.role == "verifier":
         return PASS
     if request.role == "consistency_checker":

@@ -172,3 +172,10 @@ def test_doctor_reports_tools_and_checkers_without_network(tmp_path: Path) -> No
     checkers = {c["name"] for c in report["checkers"]}
     assert {"falsifier", "z3", "coqc"} <= checkers
     assert "online" not in report
+
+
+def test_doctor_names_the_review_model_or_says_reviews_are_self_reviews(tmp_path: Path) -> None:
+    plain = json.loads(cli("doctor", "--json", home=tmp_path / "home", cwd=tmp_path).stdout)
+    assert plain["review_llm"]["backend"] is None and "self-review" in plain["review_llm"]["note"]
+    set_ = cli("doctor", home=tmp_path / "home", cwd=tmp_path, REVIEW_LLM=f"scripted:{RESPONDER}")
+    assert "review model: scripted" in set_.stdout

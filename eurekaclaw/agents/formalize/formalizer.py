@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from eurekaclaw.agents.base import BaseAgent
-from eurekaclaw.agents.formalize.claims import to_claim
+from eurekaclaw.agents.formalize.claims import attach_claim
 from eurekaclaw.agents.formalize.dag import (
     active_ids,
     find_cycle,
@@ -103,6 +103,7 @@ class Formalizer(BaseAgent):
         known_results: list[KnownResult] | None = None,
         research_gap: str = "",
         memory_hints: str = "",
+        contradicted: TheoryState | None = None,
     ) -> Formalization:
         request = self._request(
             "formalize_plan",
@@ -110,6 +111,7 @@ class Formalizer(BaseAgent):
             known_results=[k.model_dump() for k in known_results or []],
             research_gap=research_gap,
             memory_hints=memory_hints,
+            contradicted=contradicted,
         )
         plan = await self._ask(request, FormalPlan, "formal plan")
         notes: list[str] = []
@@ -143,35 +145,61 @@ class Formalizer(BaseAgent):
     async def _attach_claims(
         self, request: LLMRequest, plan: FormalPlan, notes: list[str]
     ) -> dict[str, LemmaNode]:
+        """Claims attached, with one repair round for the ones that do not parse, are flagged
+        as trivial, or are missing on the main theorem."""
         outs = {lo.id: lo for lo in plan.lemmas}
         lemmas = {lid: lo.to_node() for lid, lo in outs.items()}
-        bad: dict[str, str] = {}
-        for lid, lo in outs.items():
-            claim, reason = to_claim(lo.claim)
-            lemmas[lid].claim = claim
-            if reason:
-                bad[lid] = reason
-        if bad:
-            self.log("unparseable claims; asking once for fixes", claims=bad)
-            prompt = render_prompt(
-                "formalize_claims_repair",
-                problems=[{"lemma_id": k, "reason": v, "claim": json.dumps(
-                    outs[k].claim.model_dump() if outs[k].claim else None)} for k, v in bad.items()],
-            )
-            try:
-                fixes = await self.ask_structured(_follow_up(request, plan, prompt), ClaimFixes)
-            except LLMOutputError:
-                fixes = ClaimFixes()
-            fixed = {f.lemma_id: f.claim for f in fixes.fixes if f.lemma_id in bad}
-            for lid, reason in bad.items():
-                claim, again = to_claim(fixed.get(lid))
-                if claim is not None:
-                    lemmas[lid].claim = claim
-                    continue
-                why = again or reason
-                notes.append(f"claim of lemma {lid} dropped (could not be parsed: {why}); "
-                             "the lemma goes on without mechanical checks")
+        bad = self._claim_problems(outs, lemmas)
+        if not bad:
+            return lemmas
+        self.log("claims to repair; asking once for fixes", claims=bad)
+        prompt = render_prompt(
+            "formalize_claims_repair",
+            problems=[{"lemma_id": k, "reason": v, "claim": json.dumps(
+                outs[k].claim.model_dump() if outs[k].claim else None)} for k, v in bad.items()],
+        )
+        try:
+            fixes = await self.ask_structured(_follow_up(request, plan, prompt), ClaimFixes)
+        except LLMOutputError:
+            fixes = ClaimFixes()
+        for fix in fixes.fixes:
+            if fix.lemma_id in bad:
+                outs[fix.lemma_id].claim = fix.claim
+                if fix.claim_is_statement is not None:
+                    outs[fix.lemma_id].claim_is_statement = fix.claim_is_statement
+        still = self._claim_problems(outs, lemmas, only=set(bad))
+        for lid, why in still.items():
+            node = lemmas[lid]
+            if node.claim is not None:
+                notes.append(f"claim of lemma {lid} kept as evidence but earns no mechanical level: {why}")
+            elif "could not be parsed" in why:
+                notes.append(f"claim of lemma {lid} dropped ({why}); the lemma goes on without mechanical checks")
+            else:
+                notes.append(f"lemma {lid}: {why}")
         return lemmas
+
+    @staticmethod
+    def _claim_problems(outs: dict[str, LemmaOut], lemmas: dict[str, LemmaNode],
+                        only: set[str] | None = None) -> dict[str, str]:
+        """Attach every claim (the main theorem's first: it is the reference for the others'
+        variable ranges) and say what is wrong with each, by lemma id."""
+        order = sorted(outs, key=lambda lid: not outs[lid].is_root)
+        root = next((lid for lid in order if outs[lid].is_root), None)
+        problems: dict[str, str] = {}
+        for lid in order:
+            if only is not None and lid not in only:
+                continue
+            reference = lemmas[root].claim if root is not None and lid != root else None
+            reason = attach_claim(lemmas[lid], outs[lid].claim, exact=outs[lid].claim_is_statement,
+                                  reference=reference)
+            if reason:
+                problems[lid] = f"the claim could not be parsed: {reason}"
+            elif lemmas[lid].claim_flags:
+                problems[lid] = "the claim is too trivial to check anything: " + "; ".join(lemmas[lid].claim_flags)
+            elif lid == root and lemmas[lid].claim is None:
+                problems[lid] = ("the main theorem has no machine-checkable claim; give one if its "
+                                 "statement can be written in the claim format (null if it cannot)")
+        return problems
 
     # --- re-plan after a refutation --------------------------------------------------------------
     async def replan(
@@ -201,7 +229,7 @@ class Formalizer(BaseAgent):
             out = await self.ask_structured(request, Replan)
         except LLMOutputError as exc:
             return Surgery(dag=dict(dag), problems=[f"re-plan reply could not be read ({exc.message})"])
-        result = merge_replan(dag, out.lemmas, reopened)
+        result = merge_replan(dag, out.lemmas, reopened, refuted_id)
         if not result.problems:
             return result
         repair = _follow_up(request, out, render_prompt("formalize_repair", problems=result.problems))
@@ -209,4 +237,4 @@ class Formalizer(BaseAgent):
             out = await self.ask_structured(repair, Replan)
         except LLMOutputError as exc:
             return Surgery(dag=dict(dag), problems=[f"re-plan reply could not be read ({exc.message})"])
-        return merge_replan(dag, out.lemmas, reopened)
+        return merge_replan(dag, out.lemmas, reopened, refuted_id)

@@ -46,12 +46,21 @@ class LemmaOut(BaseModel):
     citation: str | None = None
     dependencies: list[str] = Field(default_factory=list)
     claim: ClaimOut | None = None
+    # True when the claim says everything the statement says; the lemma is then shown as its
+    # claim (rendered by code), and only then can a checker's proof of the claim be its level.
+    claim_is_statement: bool = False
     is_root: bool = False
 
     @field_validator("provenance", mode="before")
     @classmethod
     def _lenient_provenance(cls, value: Any) -> str:
         return _provenance(value)
+
+    @field_validator("claim_is_statement", mode="before")
+    @classmethod
+    def _lenient_flag(cls, value: Any) -> bool:
+        # Anything but an explicit yes keeps the lemma's own statement (and caps its level).
+        return value is True or str(value).strip().lower() in ("true", "yes", "1")
 
     @field_validator("id", mode="before")
     @classmethod
@@ -111,6 +120,7 @@ class FormalPlan(BaseModel):
 class ClaimFix(BaseModel):
     lemma_id: str
     claim: ClaimOut | None = None  # null: the statement has no machine-checkable form
+    claim_is_statement: bool | None = None
 
 
 class ClaimFixes(BaseModel):

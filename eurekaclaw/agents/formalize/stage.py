@@ -70,10 +70,15 @@ class FormalizeStage(Stage):
         known = list(brief.known_results) if brief else []
         gap = brief.gap_analysis if brief else ""
         hints = await memory_hints(ctx, statement)
+        # A re-formalization after the experiment contradicted the first one: what failed stays
+        # on record and in view.
+        carried = existing if existing is not None and existing.informal_statement == statement else None
+        contradicted = carried is not None and carried.status == "contradicted"
         ctx.events("formalize", state="started", message="formalizing the statement")
         try:
             result = await Formalizer(ctx).formalize(
-                statement, known_results=known, research_gap=gap, memory_hints=hints
+                statement, known_results=known, research_gap=gap, memory_hints=hints,
+                contradicted=carried if contradicted else None,
             )
         except PlanRejected as exc:
             ctx.bus.put_theory_state(
@@ -102,6 +107,13 @@ class FormalizeStage(Stage):
             formalized_dag={lid: lemmas[lid].model_copy(deep=True) for lid in order},
             status="pending",
         )
+        if carried is not None:
+            state.counterexamples = list(carried.counterexamples)
+            state.contradiction_replans = carried.contradiction_replans
+            if contradicted:
+                state.notes = [*carried.notes, f"formalized again after the experiment contradicted "
+                               f"the formal statement {carried.formal_statement!r}: "
+                               + "; ".join(carried.contradictions), *state.notes]
         ctx.bus.put_theory_state(state)
         ctx.checkpoint(theory={"status": "pending", "proven": [], "open_goals": order})
         for lid in order:

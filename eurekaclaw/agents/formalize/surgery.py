@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from eurekaclaw.agents.formalize.claims import to_claim
+from eurekaclaw.agents.formalize.claims import attach_claim, normalised_statement
 from eurekaclaw.agents.formalize.dag import active_ids, dependants, root_of, structural_problems
 from eurekaclaw.agents.formalize.models import LemmaOut
 from eurekaclaw.types.artifacts import LemmaNode
@@ -26,14 +26,29 @@ def _copy(dag: Mapping[str, LemmaNode]) -> dict[str, LemmaNode]:
     return {lid: node.model_copy(deep=True) for lid, node in dag.items()}
 
 
-def _node_from(out: LemmaOut, notes: list[str], **extra: object) -> LemmaNode:
+def _node_from(out: LemmaOut, notes: list[str], dag: Mapping[str, LemmaNode], **extra: object) -> LemmaNode:
     node = out.to_node(**extra)
     node.is_root = False
-    claim, reason = to_claim(out.claim)
-    node.claim = claim
+    root = root_of(dag)
+    reference = dag[root].claim if root is not None else None
+    reason = attach_claim(node, out.claim, exact=out.claim_is_statement, reference=reference)
     if reason:
         notes.append(f"claim of lemma {out.id} dropped: {reason}")
+    if node.claim_flags:
+        notes.append(f"claim of lemma {out.id} earns no mechanical level: " + "; ".join(node.claim_flags))
     return node
+
+
+def _restates_refuted(node: LemmaNode, dag: Mapping[str, LemmaNode]) -> str | None:
+    """The id of a refuted lemma this one merely restates (same statement or same claim)."""
+    mine = {normalised_statement(t) for t in (node.statement, node.prose) if t.strip()}
+    for lid, old in dag.items():
+        if old.status != "refuted":
+            continue
+        theirs = {normalised_statement(t) for t in (old.statement, old.prose) if t.strip()}
+        if mine & theirs or (node.claim is not None and node.claim == old.claim):
+            return lid
+    return None
 
 
 def _refuted(dag: Mapping[str, LemmaNode]) -> set[str]:
@@ -51,10 +66,12 @@ def _check(dag: dict[str, LemmaNode], problems: list[str]) -> None:
                 problems.append(f"lemma {lid!r} still depends on the refuted lemma {dep!r}")
 
 
-def merge_replan(dag: Mapping[str, LemmaNode], proposals: list[LemmaOut], editable: set[str]) -> Surgery:
+def merge_replan(dag: Mapping[str, LemmaNode], proposals: list[LemmaOut], editable: set[str],
+                 refuted_id: str | None = None) -> Surgery:
     """Apply a re-plan. Lemmas in `editable` (those reopened by the refutation) may be restated;
     the main theorem keeps its statement and may only change what it depends on; new ids are
-    added; refuted ids cannot come back; anything else is left alone with a note."""
+    added (recorded as replacing `refuted_id`); refuted ids cannot come back, and neither can a
+    refuted statement or claim under a new id; anything else is left alone with a note."""
     result = Surgery(dag=_copy(dag), proposals=list(proposals))
     new = result.dag
     root = root_of(new)
@@ -74,11 +91,17 @@ def merge_replan(dag: Mapping[str, LemmaNode], proposals: list[LemmaOut], editab
                 )
                 continue
             old = new[out.id]
-            new[out.id] = _node_from(out, result.notes, parent=old.parent)
+            new[out.id] = _node_from(out, result.notes, dag, parent=old.parent)
             result.changed.append(out.id)
         else:
-            new[out.id] = _node_from(out, result.notes)
+            new[out.id] = _node_from(out, result.notes, dag, replaces=refuted_id)
             result.changed.append(out.id)
+    for lid in result.changed:
+        again = _restates_refuted(new[lid], new)
+        if again is not None:
+            result.problems.append(
+                f"{lid!r} restates the refuted lemma {again!r}; a counterexample refutes it as well"
+            )
     _check(new, result.problems)
     return result
 
@@ -100,7 +123,7 @@ def insert_split(dag: Mapping[str, LemmaNode], parent_id: str, subs: list[LemmaO
             result.problems.append(
                 f"sub-lemma {out.id!r} cannot use {', '.join(bad)}: it relies on {parent_id}"
             )
-        new[out.id] = _node_from(out, result.notes, parent=parent_id)
+        new[out.id] = _node_from(out, result.notes, dag, parent=parent_id)
         result.changed.append(out.id)
     parent = new[parent_id]
     parent.dependencies = list(dict.fromkeys(parent.dependencies + [s.id for s in subs]))

@@ -2,10 +2,15 @@
 
 The assembled proof is built by code, not by the model: every lemma in dependency order with
 its label, statement, verification level and the proof that was checked, then the main
-theorem with its proof. Nothing unchecked is added. The consistency check then asks, in a fresh
-context, whether this proves the formal statement under its assumptions and uses every lemma it
-cites correctly; a reference to an unknown label fails it by machine before any model is asked.
-It fails closed: an error or an unreadable reply is a failure."""
+theorem with its proof. Nothing unchecked is added.
+
+The consistency check has a mechanical part, run first: every lemma a proof cites exists and is
+among that lemma's dependencies, every lemma is proven at the level the assembly states, and
+every lemma of the DAG is used by a lemma that depends on it. Only then a model is asked, in a
+fresh context and shown each lemma's claim and how it was checked, whether this proves the
+formal statement under its assumptions. The model's "consistent" upgrades nothing: it can only
+let a theorem whose lemmas all passed be called proved. It fails closed: an error or an
+unreadable reply is a failure."""
 
 from __future__ import annotations
 
@@ -53,8 +58,69 @@ def unknown_references(state: TheoryState, text: str) -> list[str]:
     return sorted({m for m in REF_RE.findall(text) if m not in known})
 
 
+def _mentions(proof: str, lemma_id: str) -> bool:
+    """A proof uses a lemma when it cites its label, or names it ("Lemma L2", "lemma pull_event")."""
+    if lemma_id in REF_RE.findall(proof):
+        return True
+    return re.search(rf"(?<![\w.:-]){re.escape(lemma_id)}(?![\w:-]|\.\w)", proof) is not None
+
+
+def structural_issues(state: TheoryState) -> list[str]:
+    """The consistency check's mechanical part (see the module docstring)."""
+    dag = state.lemma_dag
+    active = active_ids(dag)
+    issues: list[str] = []
+    for lid in sorted(active):
+        rec = state.proven_lemmas.get(lid)
+        if rec is None:
+            issues.append(f"lemma {lid} is part of the proof but was not proven")
+            continue
+        allowed = _closure(state, lid)
+        for ref in sorted(set(REF_RE.findall(rec.proof))):
+            if ref not in active:
+                issues.append(f"the proof of {lid} cites {ref}, which is not part of the proof")
+            elif ref not in allowed:
+                issues.append(f"the proof of {lid} cites {ref}, which is not among its dependencies")
+    for lid in sorted(active):
+        users = [d for d in active if lid in dag[d].dependencies]
+        if dag[lid].is_root or not users:
+            continue
+        if not any(d in state.proven_lemmas and _mentions(state.proven_lemmas[d].proof, lid) for d in users):
+            issues.append(f"lemma {lid} is never used: no proof of {', '.join(sorted(users))} cites it")
+    return issues
+
+
+def _closure(state: TheoryState, lemma_id: str) -> set[str]:
+    """Everything a lemma may cite: its dependencies and theirs."""
+    seen: set[str] = set()
+    todo = list(state.lemma_dag[lemma_id].dependencies)
+    while todo:
+        lid = todo.pop()
+        if lid in seen or lid not in state.lemma_dag:
+            continue
+        seen.add(lid)
+        todo.extend(state.lemma_dag[lid].dependencies)
+    return seen
+
+
+def checked_sources(state: TheoryState) -> list[dict[str, str]]:
+    """Per lemma, its claim and what checked it, for the model that reads the assembly."""
+    from eurekaclaw.agents.theory.prover import claim_text
+
+    out = []
+    for lid in topological(state.lemma_dag, active_ids(state.lemma_dag)):
+        rec = state.proven_lemmas.get(lid)
+        node = state.lemma_dag[lid]
+        checks = ", ".join(f"{c.checker} {c.verdict}" for c in (rec.checks if rec else [])) or "none"
+        out.append({"id": lid, "claim": claim_text(node.claim) or "(no machine-checkable claim)",
+                    "level": rec.verification_level if rec else "unproven", "checks": checks,
+                    "formal": (rec.formal_proof or "") if rec else ""})
+    return out
+
+
 class ConsistencyChecker(BaseAgent):
     role = "consistency_checker"
+    reviews = True
     max_tokens_key = "verifier"
 
     async def execute(self, task: Task) -> TaskResult:
@@ -72,11 +138,16 @@ class ConsistencyChecker(BaseAgent):
                 verdict="failed",
                 detail="the proof cites lemmas that are not part of it: " + ", ".join(missing),
             )
+        issues = structural_issues(state)
+        if issues:
+            return CheckResult(checker="consistency", verdict="failed",
+                               detail="mechanical check: " + "; ".join(issues))
         prompt = render_prompt(
             "theory_consistency",
             formal_statement=state.formal_statement,
             assumptions=state.assumptions,
             assembled=assembled,
+            sources=checked_sources(state),
         )
         request = self.request(prompt, system=render_prompt("theory_consistency_system"))
         try:
@@ -92,8 +163,11 @@ class ConsistencyChecker(BaseAgent):
             f"{verdict.assumptions_respected}; cited lemmas used correctly: "
             f"{verdict.cited_lemmas_used_correctly}"
         )
-        issues = "; ".join(verdict.issues)
-        detail = f"{verdict.verdict} ({flags})" + (f": {issues}" if issues else "")
+        problems = "; ".join(verdict.issues)
+        who = " (self-review: the model that wrote the proofs)" if self.ctx.self_review() else ""
+        detail = (f"mechanical part passed; model{who}: {verdict.verdict} ({flags})"
+                  + (f": {problems}" if problems else ""))
         return CheckResult(
-            checker="consistency", verdict="passed" if verdict.passed() else "failed", detail=detail
+            checker="consistency", verdict="passed" if verdict.passed() else "failed", detail=detail,
+            version=self.identity(),
         )

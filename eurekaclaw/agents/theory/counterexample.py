@@ -60,8 +60,6 @@ class CounterexampleSearcher(RunAgent):
             return None
         for cand in proposal.candidates[:MAX_CANDIDATES]:
             ev = evaluate(node.claim, cand.assignment)
-            if ev is None:
-                return None  # no verification layer: a proposal cannot be confirmed
             if ev.holds is False:
                 return Counterexample(
                     lemma_id=lemma_id,

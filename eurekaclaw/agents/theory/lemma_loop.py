@@ -5,9 +5,13 @@
     (targeted; broad after STAGNATION_WINDOW failures of one category: a new approach or a
     split into sub-lemmas).
 
-A lemma is recorded as proven only when the review passed and no mechanical check failed; its
-level is the strongest one reached (formal/smt when a checker proved the claim, else
-"reviewed"). A confirmed counterexample refutes it. Unreadable replies are failed attempts.
+A lemma is recorded as proven only when the review passed and no mechanical check failed. Its
+level is formal/smt only when a checker proved its claim AND its statement is that claim (see
+mechanical.lemma_level); else "reviewed" (or "unverified" when the reviewer's word does not
+count), with the claim's check kept as supporting evidence. Who reviewed is recorded, and a
+review by the model that wrote the proof is a self-review. A confirmed counterexample refutes
+the lemma — also one found earlier in the session for another lemma. Unreadable replies are
+failed attempts.
 """
 
 from __future__ import annotations
@@ -20,8 +24,9 @@ from eurekaclaw.agents.theory.counterexample import CounterexampleSearcher, from
 from eurekaclaw.agents.theory.mechanical import (
     confirmed_refutation,
     failed_checks,
+    lemma_level,
     run_checks,
-    strongest_level,
+    stored_refutation,
 )
 from eurekaclaw.agents.theory.models import ProofAttempt
 from eurekaclaw.agents.theory.prover import Prover, Refiner
@@ -83,6 +88,9 @@ class LemmaWorker:
     async def _prove(self, lid: str) -> LemmaOutcome:
         run = self.run
         node = run.node(lid)
+        earlier = stored_refutation(lid, node.claim, run.state.counterexamples)
+        if earlier is not None:
+            return await self._refuted(lid, earlier)
         claim_checks = await run_checks(node.claim, settings=run.settings)
         hit = confirmed_refutation(claim_checks)
         if hit is not None:
@@ -126,10 +134,14 @@ class LemmaWorker:
                     continue
             reverify = False
             checks = claim_checks
+            if candidate.formal_proof and node.claim is None:
+                run.note(f"lemma {lid}: a formal proof was given but the lemma has no claim to "
+                         "generate its statement from; ignored")
+                candidate.formal_proof = candidate.formal_helpers = None
             if candidate.formal_proof:
                 checks = await run_checks(node.claim, settings=run.settings, seed=attempt,
-                                          formal_source=candidate.formal_proof,
-                                          formal_theorem=candidate.formal_theorem)
+                                          formal_proof=candidate.formal_proof,
+                                          formal_helpers=candidate.formal_helpers)
                 hit = confirmed_refutation(checks)
                 if hit is not None:
                     return await self._refuted(lid, from_check(lid, hit))
@@ -145,6 +157,7 @@ class LemmaWorker:
                 checker="llm_review",
                 verdict="passed" if review_passed(review) else "failed",
                 detail=review_text(review),
+                version=verifier.identity(),
             )
             mech_failed = failed_checks(checks)
             if review_passed(review) and not mech_failed:
@@ -178,16 +191,20 @@ class LemmaWorker:
 
     def _record(self, lid: str, attempt: int, candidate: ProofAttempt, checks: list[CheckResult],
                 confidence: float, prover: Prover) -> None:
-        level = strongest_level(checks)
+        run = self.run
+        mech = lemma_level(run.node(lid), checks)
+        reviewer, self_review = run.reviewer_identity()
+        level = mech.level
+        note = mech.note
         if level is None:
-            if self.run.ctx.llm.review_counts():
+            if run.review_client().review_counts():
                 level = "reviewed"
             else:
                 level = "unverified"
-                self.run.note(f"lemma {lid}: the review came from a model too weak to count as "
-                              "evidence, so the lemma stays unverified")
-        self.run.record_trace(lid, True, prover.tools_used)
-        self.run.add_proof(
+                note = "the review came from a model too weak to count as evidence"
+                run.note(f"lemma {lid}: {note}, so the lemma stays unverified")
+        run.record_trace(lid, True, prover.tools_used)
+        run.add_proof(
             ProofRecord(
                 lemma_id=lid,
                 proof=candidate.proof,
@@ -197,6 +214,10 @@ class LemmaWorker:
                 self_assessment=candidate.self_assessment.to_record(),
                 review_confidence=confidence,
                 formal_proof=candidate.formal_proof if level == "formal" else None,
+                reviewer=reviewer,
+                self_review=self_review,
+                supporting=mech.supporting,
+                level_note=note,
             )
         )
 
@@ -207,13 +228,16 @@ class LemmaWorker:
             verdict="passed",
             detail=f"{node.citation} is {paper.paper_id} ({paper.title}), verified in the bibliography",
         )
+        mech = lemma_level(node, checks)
         self.run.add_proof(
             ProofRecord(
                 lemma_id=lid,
                 proof=f"Known result: {paper.title} [{node.citation}].",
-                verification_level=strongest_level(checks) or "cited",
+                verification_level=mech.level or "cited",
                 checks=checks + [citation],
                 attempts=0,
+                supporting=mech.supporting,
+                level_note=mech.note,
             )
         )
         return "proved"

@@ -1,57 +1,76 @@
 """The theory loop's door to the mechanical checkers in eurekaclaw.verify (falsifier, SMT,
-Coq/Lean). When that layer is not installed the checks say so ("no_checker") and count as no
-evidence either way; a checker that crashes says "error", which is no evidence either."""
+Coq/Lean), and the rule that turns their results into a lemma's level.
+
+A checker's proof of a claim is the lemma's level only when the lemma *is* its claim (its
+statement was rendered from the claim) and the claim was not flagged as trivial; otherwise it is
+supporting evidence, shown as such. A formal proof is checked only against the statement the
+project generated from the claim; without a claim it checks nothing and is ignored. A checker
+that crashes says "error", which is no evidence either way.
+"""
 
 from __future__ import annotations
 
 import logging
 import shutil
 from dataclasses import dataclass
-from typing import Any
 
 from eurekaclaw.config import Settings
 from eurekaclaw.errors import BudgetExceededError
-from eurekaclaw.types.artifacts import CheckResult, Claim, VerificationLevel
+from eurekaclaw.types.artifacts import (
+    CheckResult,
+    Claim,
+    Counterexample,
+    LemmaNode,
+    VerificationLevel,
+)
 
 log = logging.getLogger(__name__)
 
-
-def _verify() -> Any | None:
-    try:
-        import eurekaclaw.verify as verify
-    except ImportError:
-        return None
-    needed = ("run_mechanical_checks", "mechanical_level", "refuted", "evaluate_claim_at")
-    return verify if all(hasattr(verify, n) for n in needed) else None
+CHECKER_NAMES = {"coq": "Coq", "lean": "Lean", "z3": "Z3", "cvc5": "cvc5"}
 
 
 def coq_available() -> bool:
     """Whether asking the prover for a Coq proof can pay off on this machine."""
-    return _verify() is not None and shutil.which("coqc") is not None
+    return shutil.which("coqc") is not None
+
+
+def coq_statement_for(claim: Claim | None) -> str | None:
+    """The Coq statement the project checks a proof of `claim` against; None when the claim
+    has no faithful Coq translation (then no formal proof is asked for)."""
+    if claim is None:
+        return None
+    from eurekaclaw.verify.coq_statement import coq_statement
+
+    try:
+        return coq_statement(claim)
+    except Exception as exc:  # untranslatable (or a translator bug): no formal route
+        log.info("no Coq statement for %r: %s", claim.conclusion, exc)
+        return None
 
 
 async def run_checks(
     claim: Claim | None,
     *,
     settings: Settings,
-    formal_source: str | None = None,
-    formal_theorem: str | None = None,
+    formal_proof: str | None = None,
+    formal_helpers: str | None = None,
     seed: int = 0,
 ) -> list[CheckResult]:
-    if claim is None and not formal_source:
+    if claim is None:
+        if formal_proof and formal_proof.strip():
+            return [CheckResult(checker="coq", verdict="skipped",
+                                detail="a formal proof without a claim checks nothing; ignored")]
         return []
-    verify = _verify()
-    if verify is None:
-        return [CheckResult(checker="mechanical", verdict="no_checker",
-                            detail="eurekaclaw.verify is not installed")]
+    from eurekaclaw.verify import run_mechanical_checks
+
     try:
         return list(
-            await verify.run_mechanical_checks(
+            await run_mechanical_checks(
                 claim,
                 settings=settings,
-                formal_source=formal_source,
-                formal_system="coq" if formal_source else None,
-                theorem_name=formal_theorem if formal_source else None,
+                formal_proof=formal_proof if formal_proof and formal_proof.strip() else None,
+                formal_helpers=formal_helpers,
+                formal_system="coq" if formal_proof else None,
                 seed=seed,
             )
         )
@@ -66,18 +85,42 @@ def strongest_level(checks: list[CheckResult]) -> VerificationLevel | None:
     """"formal" or "smt" when a checker proved the claim, else None."""
     if not checks:
         return None
-    verify = _verify()
-    if verify is None:
-        return None
-    level = verify.mechanical_level(checks)
+    from eurekaclaw.verify import mechanical_level
+
+    level = mechanical_level(checks)
     return level if level in ("formal", "smt") else None
+
+
+@dataclass
+class MechanicalVerdict:
+    level: VerificationLevel | None  # formal/smt when it is the lemma's level
+    supporting: list[str]  # what was checked that does not set the level, and why
+    note: str = ""
+
+
+def lemma_level(node: LemmaNode, checks: list[CheckResult]) -> MechanicalVerdict:
+    """What the mechanical checks are worth for this lemma."""
+    level = strongest_level(checks)
+    if level is None:
+        return MechanicalVerdict(None, [])
+    passed = sorted({CHECKER_NAMES.get(c.checker, c.checker) for c in checks
+                     if c.verdict == "passed" and c.checker in CHECKER_NAMES})
+    evidence = f"claim checked by {' and '.join(passed)}"
+    if node.claim_flags:
+        why = "the claim is too trivial to verify the lemma: " + "; ".join(node.claim_flags)
+        return MechanicalVerdict(None, [f"{evidence} ({why})"], why)
+    if node.statement_source != "claim":
+        why = "the lemma's statement says more than its claim"
+        return MechanicalVerdict(None, [f"{evidence}; {why}, so that is supporting evidence only"], why)
+    return MechanicalVerdict(level, [])
 
 
 def confirmed_refutation(checks: list[CheckResult]) -> CheckResult | None:
     if not checks:
         return None
-    verify = _verify()
-    return verify.refuted(checks) if verify is not None else None
+    from eurekaclaw.verify import refuted
+
+    return refuted(checks)
 
 
 def failed_checks(checks: list[CheckResult]) -> list[CheckResult]:
@@ -91,13 +134,35 @@ class Evaluation:
     detail: str
 
 
-def evaluate(claim: Claim, assignment: dict[str, float]) -> Evaluation | None:
-    """The claim re-checked exactly at one assignment; None without the verification layer."""
-    verify = _verify()
-    if verify is None:
-        return None
+def evaluate(claim: Claim, assignment: dict[str, float]) -> Evaluation:
+    """The claim re-checked exactly at one assignment."""
+    from eurekaclaw.verify import evaluate_claim_at
+
     try:
-        ev = verify.evaluate_claim_at(claim, assignment)
+        ev = evaluate_claim_at(claim, assignment)
     except Exception as exc:  # a bad proposal (unknown variable, out of domain) is no evidence
         return Evaluation(holds=None, slack=None, detail=f"{type(exc).__name__}: {exc}")
     return Evaluation(holds=ev.holds, slack=getattr(ev, "slack", None), detail=getattr(ev, "detail", ""))
+
+
+def stored_refutation(lemma_id: str, claim: Claim | None, known: list[Counterexample]) -> Counterexample | None:
+    """A counterexample found earlier in the session (for any lemma) at which this claim fails
+    too. Values are numbers, so a point that violates the claim refutes it whoever found it."""
+    if claim is None:
+        return None
+    names = {v.name for v in claim.variables}
+    for cx in known:
+        if not names or not names <= set(cx.assignment):
+            continue
+        point = {k: cx.assignment[k] for k in names}
+        ev = evaluate(claim, point)
+        if ev.holds is False:
+            return Counterexample(
+                lemma_id=lemma_id,
+                assignment=point,
+                description=f"fails at the counterexample found earlier for lemma {cx.lemma_id}: {ev.detail}",
+                checker="session_counterexample+exact_evaluation",
+                confirmed=True,
+                violation=ev.slack,
+            )
+    return None

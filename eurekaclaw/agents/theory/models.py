@@ -63,8 +63,10 @@ class ProofAttempt(BaseModel):
 
     proof: str = Field(min_length=1)
     self_assessment: SelfAssessmentOut = Field(default_factory=SelfAssessmentOut)
-    formal_proof: str | None = None  # Coq source, when asked for
-    formal_theorem: str | None = None  # the name of the Coq theorem that states the claim
+    # Coq, when asked for: the proof script of the statement the project generated from the
+    # claim, and helper lemmas placed before it. The model never writes the statement itself.
+    formal_proof: str | None = None
+    formal_helpers: str | None = None
 
 
 class ReviewError(BaseModel):

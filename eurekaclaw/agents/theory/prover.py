@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from eurekaclaw.agents.formalize.memory_hints import memory_hints
-from eurekaclaw.agents.theory.mechanical import coq_available
+from eurekaclaw.agents.theory.mechanical import coq_available, coq_statement_for
 from eurekaclaw.agents.theory.models import BroadRepair, ProofAttempt
 from eurekaclaw.agents.theory.run import RunAgent, TheoryRun, summarise
 from eurekaclaw.agents.theory.skills import Skills, domain_tool_names, skills_for
@@ -52,10 +52,29 @@ async def _memories(run: TheoryRun, lemma_id: str) -> str:
     return run.memory_hints[lemma_id]
 
 
+def refuted_context(run: TheoryRun, lemma_id: str) -> list[dict[str, Any]]:
+    """What was refuted before this lemma took its place, with the counterexample: a
+    replacement must not repeat it, and its reviewer must know what to look for."""
+    node = run.node(lemma_id)
+    out = []
+    for cx in run.state.counterexamples:
+        if cx.lemma_id in (node.replaces, node.parent) or (node.replaces and cx.lemma_id == lemma_id):
+            values = ", ".join(f"{k} = {v}" for k, v in cx.assignment.items()) or "(no values)"
+            out.append({
+                "lemma_id": cx.lemma_id,
+                "statement": cx.statement,
+                "claim": claim_text(cx.claim),
+                "values": values,
+                "description": summarise(cx.description, 400),
+            })
+    return out
+
+
 async def lemma_context(run: TheoryRun, lemma_id: str) -> dict[str, Any]:
     """What every proof writer is told about a lemma."""
     node = run.node(lemma_id)
     state = run.state
+    coq = coq_statement_for(node.claim) if coq_available() else None
     return {
         "formal_statement": state.formal_statement,
         "assumptions": state.assumptions,
@@ -64,7 +83,9 @@ async def lemma_context(run: TheoryRun, lemma_id: str) -> dict[str, Any]:
         "deps": run.deps_context(lemma_id),
         "failures": [failure_view(f) for f in run.failures(lemma_id)[-FAILURES_SHOWN:]],
         "memories": await _memories(run, lemma_id),
-        "want_formal": node.claim is not None and coq_available(),
+        "refuted": refuted_context(run, lemma_id),
+        "want_formal": coq is not None,
+        "coq_statement": coq or "",
     }
 
 

@@ -23,6 +23,10 @@ def describe(cx: Counterexample) -> str:
 async def refute(run: TheoryRun, lemma_id: str, cx: Counterexample) -> RefutationOutcome:
     state = run.state
     dag = state.lemma_dag
+    # What was refuted travels with the counterexample: re-plans, provers and reviewers are
+    # shown it, and every later claim is re-checked at its values.
+    cx.statement = cx.statement or dag[lemma_id].statement
+    cx.claim = cx.claim or dag[lemma_id].claim
     state.counterexamples.append(cx)
     state.proven_lemmas.pop(lemma_id, None)
     dag[lemma_id].status = "refuted"
@@ -51,7 +55,7 @@ async def refute(run: TheoryRun, lemma_id: str, cx: Counterexample) -> Refutatio
         run.save()
         proposal = await Formalizer(run.ctx).replan(state, lemma_id, cx, reopened)
         # Re-apply to the DAG as it is now: other lemmas went on while the model was thinking.
-        result = merge_replan(state.lemma_dag, proposal.proposals, reopened) if not proposal.problems else proposal
+        result = merge_replan(state.lemma_dag, proposal.proposals, reopened, lemma_id) if not proposal.problems else proposal
         if result.problems:
             run.note(f"re-plan after the refutation of {lemma_id} rejected: " + "; ".join(result.problems))
             run.save()
@@ -62,6 +66,12 @@ async def refute(run: TheoryRun, lemma_id: str, cx: Counterexample) -> Refutatio
             state.lemma_dag[lid].status = "pending"
         for text in result.notes:
             run.note(text)
+        for lid in result.changed:
+            node = state.lemma_dag[lid]
+            if node.replaces == lemma_id and node.claim is None:
+                state.level_cap_reasons.append(
+                    f"lemma {lid} replaces the refuted lemma {lemma_id} but has no machine-checkable "
+                    "claim, so nothing shows the refutation does not apply to it")
         run.note(f"re-plan {state.replans} after the refutation of {lemma_id}: "
                  f"added or restated {', '.join(result.changed) or 'nothing'}")
         run.save()

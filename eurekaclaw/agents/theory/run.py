@@ -13,6 +13,7 @@ from typing import Any
 
 from eurekaclaw.agents.base import AgentContext, BaseAgent
 from eurekaclaw.agents.formalize.dag import active_ids, topological
+from eurekaclaw.llm.session_client import SessionLLM
 from eurekaclaw.types.artifacts import FailedAttempt, LemmaNode, ProofRecord, TheoryState
 
 PROOF_SUMMARY_CHARS = 600
@@ -40,6 +41,13 @@ class TheoryRun:
     # --- queries ------------------------------------------------------------------------------
     def node(self, lemma_id: str) -> LemmaNode:
         return self.state.lemma_dag[lemma_id]
+
+    def review_client(self) -> SessionLLM:
+        return self.ctx.reviewer()
+
+    def reviewer_identity(self) -> tuple[str, bool]:
+        """(who reviews, whether that is the model that wrote the proofs)."""
+        return self.ctx.reviewer().identity(), self.ctx.self_review()
 
     def active(self) -> set[str]:
         return active_ids(self.state.lemma_dag)

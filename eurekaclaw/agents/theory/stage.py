@@ -1,7 +1,9 @@
 """TheoryStage: prove the formalized lemma DAG, then assemble and check the whole proof.
 
 Final status: "proved" only when every lemma the main theorem relies on is proven at level
-"cited" or stronger AND the assembled proof passed the consistency check; "refuted" when a
+"cited" or stronger, nothing capped the theorem's level (a refuted lemma replaced by one without
+a claim) AND the assembled proof passed the consistency check, whose mechanical part runs
+first; "contradicted" is set later, by the Experiment stage's evidence; "refuted" when a
 counterexample to the main statement was confirmed; "abandoned" when a lemma could not be
 proven (or was refuted with no re-plan left) or the consistency check failed; "in_progress"
 when the run was stopped (Ctrl+C, pause, budget) — resume continues from there.
@@ -21,7 +23,7 @@ from eurekaclaw.agents.theory.scheduler import Scheduler
 from eurekaclaw.types.artifacts import TheoryState, level_rank, weakest_level
 from eurekaclaw.types.tasks import InputSpec
 
-FINISHED = ("proved", "refuted", "abandoned")
+FINISHED = ("proved", "refuted", "contradicted", "abandoned")
 
 
 def fresh(state: TheoryState) -> None:
@@ -30,7 +32,8 @@ def fresh(state: TheoryState) -> None:
     state.lemma_dag = {lid: n.model_copy(deep=True, update={"status": "pending"}) for lid, n in source.items()}
     state.proven_lemmas = {}
     state.failed_attempts = []
-    state.counterexamples = []
+    # Counterexamples stay: every claim of the new run is re-checked at them.
+    state.level_cap_reasons = []
     state.assembled_proof = None
     state.consistency_check = None
     state.replans = 0
@@ -132,6 +135,10 @@ class TheoryStage(Stage):
             state.status = "abandoned"
             state.status_reason = "lemmas below level 'cited': " + ", ".join(sorted(weak))
             return
+        if state.level_cap_reasons:
+            state.status = "abandoned"
+            state.status_reason = "the theorem's level is capped at unverified: " + "; ".join(state.level_cap_reasons)
+            return
         state.assembled_proof = assemble(state)
         run.save()
         run.ctx.events("theory", state="consistency_check", message="checking the assembled proof")
@@ -142,11 +149,19 @@ class TheoryStage(Stage):
             state.status_reason = f"the assembled proof failed its consistency check: {check.detail}"
             return
         levels = [state.proven_lemmas[lid].verification_level for lid in active]
+        selfs = sorted(lid for lid in active if state.proven_lemmas[lid].self_review
+                       and state.proven_lemmas[lid].verification_level == "reviewed")
         state.status = "proved"
         state.status_reason = (
             f"all {len(active)} lemmas proven (weakest level: {weakest_level(levels)}); "
             "the assembled proof passed its consistency check"
         )
+        if state.contradiction_replans:
+            state.status_reason += ("; this is the second formalization: the experiment contradicted "
+                                    "the first, so the theorem proved may differ from the one first stated")
+        if selfs:
+            state.status_reason += (f"; {len(selfs)} lemma(s) reviewed only by the model that proved "
+                                    "them (self-review)")
         if state.counterexamples:
             refuted = ", ".join(describe(c) for c in state.counterexamples)
             state.status_reason += f"; counterexamples on the way: {refuted}"

@@ -6,7 +6,7 @@ proof passes only with verdict "pass", no major error and enough confidence."""
 from __future__ import annotations
 
 from eurekaclaw.agents.theory.models import ReviewVerdict
-from eurekaclaw.agents.theory.prover import claim_text
+from eurekaclaw.agents.theory.prover import claim_text, refuted_context
 from eurekaclaw.agents.theory.run import RunAgent
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.tasks import Task, TaskResult
@@ -42,6 +42,7 @@ def review_category(review: ReviewVerdict) -> str:
 
 class Verifier(RunAgent):
     role = "verifier"
+    reviews = True
     max_tokens_key = "verifier"
 
     async def execute(self, task: Task) -> TaskResult:
@@ -63,6 +64,7 @@ class Verifier(RunAgent):
             deps=deps,
             proof=proof,
             formal_proof=formal_proof or "",
+            refuted=refuted_context(self.run, lemma_id),
         )
         request = self.request(prompt, system=render_prompt("theory_verifier_system"), lemma_id=lemma_id)
         return await self.ask_structured(request, ReviewVerdict)

@@ -17,6 +17,7 @@ from eurekaclaw.types.artifacts import (
     VERIFICATION_ORDER,
     Counterexample,
     LemmaNode,
+    ProofRecord,
     TheoryState,
     VerificationLevel,
     weakest_level,
@@ -35,17 +36,19 @@ PROSE_FIELDS = (
 LEVEL_MEANING: dict[str, str] = {
     "formal": "checked by a proof assistant kernel (Coq or Lean)",
     "smt": "the lemma's claim was proved by an SMT solver",
-    "reviewed": "an independent model review found no error and numeric falsification found no "
-    "counterexample; no machine proof",
+    "reviewed": "a model review in a fresh context found no error and numeric falsification found "
+    "no counterexample; no machine proof (a self-review when the reviewing model also wrote the proof)",
     "cited": "a known result taken from a reference whose citation was verified",
     "unverified": "not checked",
 }
 
 
-def lemma_tag(status: str, level: str | None) -> str:
+def lemma_tag(status: str, level: str | None, self_review: bool = False) -> str:
     """The tag shown in a lemma's head and margin."""
     if status == "proved":
-        return "unverified: not checked" if level in (None, "unverified") else f"verified: {level}"
+        if level in (None, "unverified"):
+            return "unverified: not checked"
+        return f"verified: {level} (self-review)" if level == "reviewed" and self_review else f"verified: {level}"
     return "refuted" if status == "refuted" else "not proved"
 
 
@@ -64,6 +67,11 @@ class LemmaView:
     dependencies: list[str]
     checks: str  # e.g. "z3 passed; falsifier passed"
     is_root: bool = False
+    self_review: bool = False
+
+    @property
+    def tag(self) -> str:
+        return lemma_tag(self.status, self.level, self.self_review)
 
 
 @dataclass
@@ -82,6 +90,7 @@ class PaperDoc:
     levels_used: list[VerificationLevel]
     unproved_assembly: bool = False
     status_reason: str = ""
+    contradictions: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # repair state
     source_blocks: set[str] = field(default_factory=set)
@@ -122,7 +131,14 @@ class PaperDoc:
                 "The main theorem was proved with machine assistance; the weakest verification "
                 f"level used by its lemmas is '{self.weakest}' (see the verification summary)."
             )
-        if self.theorem_status == "refuted":
+        if self.theorem_status == "contradicted":
+            n = len(self.contradictions)
+            head = (
+                "The main statement is contradicted by the numerical experiments "
+                f"({n} of its bounds violated beyond statistical tolerance), so it is stated as a "
+                "conjecture for the record, not as a theorem."
+            )
+        elif self.theorem_status == "refuted":
             head = (
                 "The main statement was refuted during this work, so it is stated as a "
                 "conjecture for the record, not as a theorem."
@@ -165,9 +181,14 @@ def topological_order(dag: dict[str, LemmaNode]) -> list[str]:
     return order
 
 
-def _checks_summary(checks: list) -> str:
+def _checks_summary(checks: list, record: ProofRecord | None = None) -> str:
     parts = [f"{c.checker} {c.verdict}" for c in checks if c.verdict != "skipped"]
-    return "; ".join(parts[:4]) + ("; ..." if len(parts) > 4 else "")
+    text = "; ".join(parts[:4]) + ("; ..." if len(parts) > 4 else "")
+    if record is not None and record.self_review and record.verification_level == "reviewed":
+        text += "; self-review"
+    if record is not None and record.supporting:
+        text += "; supporting only: " + "; ".join(record.supporting)
+    return text
 
 
 def _lemma_status(theory: TheoryState, node: LemmaNode) -> str:
@@ -211,7 +232,8 @@ def build_doc(
                 citation_key=key,
                 citation_text="" if key else (node.citation or ""),
                 dependencies=[d for d in node.dependencies if d in theory.lemma_dag],
-                checks=_checks_summary(record.checks) if record else "",
+                checks=_checks_summary(record.checks, record) if record else "",
+                self_review=bool(record and record.self_review),
             )
         )
     # lemmas proved but missing from the DAG (e.g. after a re-plan) still appear
@@ -231,7 +253,8 @@ def build_doc(
                 citation_key=None,
                 citation_text="",
                 dependencies=[],
-                checks=_checks_summary(record.checks),
+                checks=_checks_summary(record.checks, record),
+                self_review=record.self_review,
             )
         )
     root_node = theory.lemma_dag.get(root_id) if root_id else None
@@ -239,7 +262,7 @@ def build_doc(
     if not statement:
         statement = theory.informal_statement
     levels = [r.verification_level for r in theory.proven_lemmas.values()]
-    weakest = weakest_level(levels)
+    weakest = theory.weakest_level() if theory.proven_lemmas else weakest_level(levels)
     proof: str | None = None
     if theory.status == "proved":
         root_record = theory.proven_lemmas.get(root_id) if root_id else None
@@ -262,4 +285,5 @@ def build_doc(
         levels_used=used,
         unproved_assembly=bool(theory.assembled_proof) and theory.status != "proved",
         status_reason=theory.status_reason,
+        contradictions=list(theory.contradictions),
     )

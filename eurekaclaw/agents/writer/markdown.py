@@ -13,7 +13,7 @@ from typing import Any
 import jinja2
 
 from eurekaclaw.agents.writer.bibtex import plain_reference
-from eurekaclaw.agents.writer.doc import LEVEL_MEANING, PaperDoc, lemma_tag
+from eurekaclaw.agents.writer.doc import LEVEL_MEANING, PaperDoc
 from eurekaclaw.agents.writer.experiments import fmt
 from eurekaclaw.agents.writer.render import looks_like_bare_math
 from eurekaclaw.agents.writer.sanitize import sanitize_latex
@@ -90,7 +90,7 @@ class _Md:
         doc = self.doc
         lemmas = []
         for lem in doc.lemmas:
-            tag = lemma_tag(lem.status, lem.level)
+            tag = lem.tag
             lemmas.append(
                 {
                     "id": lem.id,

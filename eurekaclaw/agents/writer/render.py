@@ -17,7 +17,7 @@ from typing import Any
 import jinja2
 
 from eurekaclaw.agents.writer.bibtex import plain_reference
-from eurekaclaw.agents.writer.doc import LEVEL_MEANING, PaperDoc, lemma_tag
+from eurekaclaw.agents.writer.doc import LEVEL_MEANING, PaperDoc
 from eurekaclaw.agents.writer.escape import Tex, escape_text, source_block
 from eurekaclaw.agents.writer.experiments import fmt
 from eurekaclaw.agents.writer.sanitize import sanitize_latex
@@ -144,7 +144,7 @@ class _Renderer:
     def lemma_context(self) -> list[dict[str, Any]]:
         rows = []
         for i, lem in enumerate(self.doc.lemmas):
-            tag = lemma_tag(lem.status, lem.level)
+            tag = lem.tag
             head = f"\\texttt{{{escape_text(lem.id)}}}; {self.level_tag(tag)}"
             if lem.citation_key and lem.citation_key in self.doc.cite.citable_keys():
                 head += f" \\citep{{{lem.citation_key}}}"

@@ -7,6 +7,7 @@ can count how often each lemma was proved across runs."""
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from pathlib import Path
 
@@ -34,7 +35,11 @@ def main() -> int:
                 fh.write(f"{tag} {request.lemma_id}\n")
         await asyncio.sleep(DELAY_S)
         if request.role == "prover":
-            return {"proof": f"proof of {request.lemma_id} ({tag})", "self_assessment": {"confidence": 0.9}}
+            # cite every lemma the prompt offers, as a careful prover does
+            deps = re.findall(r"^- Lemma (\S+) \[", request.prompt_text(), flags=re.MULTILINE)
+            cites = ", ".join(f"Lemma~\\ref{{lem:{d}}}" for d in deps)
+            return {"proof": f"proof of {request.lemma_id} ({tag}) by {cites or 'definition'}",
+                    "self_assessment": {"confidence": 0.9}}
         if request.role == "verifier":
             return {"verdict": "pass", "confidence": 0.9, "errors": []}
         if request.role == "consistency_checker":

@@ -4,6 +4,7 @@ context builder around a real session directory."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -43,8 +44,15 @@ def proof(text: str, confidence: float = 0.8, weakest: str = "") -> dict[str, An
     return {"proof": text, "self_assessment": {"confidence": confidence, "gaps": [], "weakest_step": weakest}}
 
 
+def cited_dependencies(request: LLMRequest) -> str:
+    """\\ref{} of every lemma the prompt offers, as a careful prover cites what it uses."""
+    deps = re.findall(r"^- Lemma (\S+) \[", request.prompt_text(), flags=re.MULTILINE)
+    return ", ".join(f"Lemma~\\ref{{lem:{d}}}" for d in deps)
+
+
 def default_proof(request: LLMRequest) -> dict[str, Any]:
-    return proof(f"Proof of {request.lemma_id}: by the lemmas cited, the claim follows.")
+    cites = cited_dependencies(request)
+    return proof(f"Proof of {request.lemma_id}: by {cites or 'standard results'}, the claim follows.")
 
 
 class Script:
