@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from eurekaclaw.errors import AmbiguousSessionError, BadInputError, SessionNotFoundError
 from eurekaclaw.store import (
     append_jsonl,
     atomic_write_json,
@@ -19,7 +20,6 @@ from eurekaclaw.store import (
     update_json,
 )
 from eurekaclaw.store.session import Workspace
-from eurekaclaw.errors import AmbiguousSessionError, BadInputError, SessionNotFoundError
 from eurekaclaw.types.artifacts import TheoryState
 from eurekaclaw.types.tasks import SessionMeta
 

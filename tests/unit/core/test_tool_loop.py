@@ -5,7 +5,13 @@ from typing import Any
 
 from eurekaclaw.llm.scripted import ScriptedBackend
 from eurekaclaw.llm.types import LLMRequest, Message, TextBlock, ToolResultBlock, ToolUseBlock
-from eurekaclaw.tools.base import RESULT_CAP_CHARS, BaseTool, ToolRegistry, run_tool_loop, trim_history
+from eurekaclaw.tools.base import (
+    RESULT_CAP_CHARS,
+    BaseTool,
+    ToolRegistry,
+    run_tool_loop,
+    trim_history,
+)
 
 
 class Adder(BaseTool):
