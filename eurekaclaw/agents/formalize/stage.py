@@ -64,6 +64,7 @@ class FormalizeStage(Stage):
             and existing is not None
             and existing.lemma_dag
             and existing.informal_statement == statement
+            and existing.status != "contradicted"  # stopped before the re-formalization it asked for
         ):
             return StageOutcome(status="completed", summary="already formalized")
         brief = ctx.bus.get_research_brief()

@@ -175,3 +175,26 @@ async def test_a_proof_citing_a_lemma_outside_its_dependencies_fails_consistency
     assert "not among its dependencies" in state.consistency_check.detail
     assert CONSISTENT  # the model would have said consistent; it was never asked
     assert not script.calls("consistency_checker")
+
+
+async def test_a_resumed_reformalization_after_a_contradiction_is_not_skipped(tmp_path):
+    from eurekaclaw.agents.formalize.stage import FormalizeStage
+
+    plan = {"formal_statement": "v2", "lemmas": [
+        {"id": "T", "statement": "Main v2.", "is_root": True, "dependencies": []}]}
+    script = Script().on("formalizer", None, plan)
+    ctx, _, _ = make_ctx(tmp_path, script)
+    state = put_state(ctx, lemma("T", root=True))
+    state.informal_statement = SPEC.statement
+    state.status = "contradicted"
+    state.contradictions = ["bound violated"]
+    state.counterexamples.append(Counterexample(lemma_id="T", assignment={"T": 1000}, checker="experiment",
+                                                confirmed=True))
+    ctx.bus.put_theory_state(state)
+    out = await FormalizeStage().run(ctx, SPEC, resume=True)
+    assert out.summary != "already formalized"
+    new = ctx.bus.get_theory_state()
+    assert new.formal_statement == "v2" and new.status == "pending"
+    assert [c.checker for c in new.counterexamples] == ["experiment"]  # what failed stays on record
+    prompt = script.calls("formalizer")[0].prompt_text()
+    assert "numerical experiment violated" in prompt and "bound violated" in prompt
