@@ -15,6 +15,7 @@ unreadable reply is a failure."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from eurekaclaw.agents.base import BaseAgent
 from eurekaclaw.agents.formalize.dag import active_ids, root_of, topological
@@ -65,28 +66,40 @@ def _mentions(proof: str, lemma_id: str) -> bool:
     return re.search(rf"(?<![\w.:-]){re.escape(lemma_id)}(?![\w:-]|\.\w)", proof) is not None
 
 
+@dataclass(frozen=True)
+class StructuralIssue:
+    text: str
+    lemmas: tuple[str, ...] = ()  # whose proofs a repair would rewrite
+
+
 def structural_issues(state: TheoryState) -> list[str]:
     """The consistency check's mechanical part (see the module docstring)."""
+    return [issue.text for issue in structural_findings(state)]
+
+
+def structural_findings(state: TheoryState) -> list[StructuralIssue]:
     dag = state.lemma_dag
     active = active_ids(dag)
-    issues: list[str] = []
+    issues: list[StructuralIssue] = []
     for lid in sorted(active):
         rec = state.proven_lemmas.get(lid)
         if rec is None:
-            issues.append(f"lemma {lid} is part of the proof but was not proven")
+            issues.append(StructuralIssue(f"lemma {lid} is part of the proof but was not proven"))
             continue
         allowed = _closure(state, lid)
         for ref in sorted(set(REF_RE.findall(rec.proof))):
             if ref not in active:
-                issues.append(f"the proof of {lid} cites {ref}, which is not part of the proof")
+                issues.append(StructuralIssue(f"the proof of {lid} cites {ref}, which is not part of the proof", (lid,)))
             elif ref not in allowed:
-                issues.append(f"the proof of {lid} cites {ref}, which is not among its dependencies")
+                issues.append(StructuralIssue(f"the proof of {lid} cites {ref}, which is not among its dependencies",
+                                              (lid,)))
     for lid in sorted(active):
         users = [d for d in active if lid in dag[d].dependencies]
         if dag[lid].is_root or not users:
             continue
         if not any(d in state.proven_lemmas and _mentions(state.proven_lemmas[d].proof, lid) for d in users):
-            issues.append(f"lemma {lid} is never used: no proof of {', '.join(sorted(users))} cites it")
+            issues.append(StructuralIssue(
+                f"lemma {lid} is never used: no proof of {', '.join(sorted(users))} cites it", tuple(sorted(users))))
     return issues
 
 

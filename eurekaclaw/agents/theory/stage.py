@@ -14,13 +14,13 @@ from __future__ import annotations
 from eurekaclaw.agents.base import AgentContext
 from eurekaclaw.agents.formalize.dag import root_of
 from eurekaclaw.agents.stage import Stage, StageOutcome
-from eurekaclaw.agents.theory.assembly import ConsistencyChecker, assemble
+from eurekaclaw.agents.theory.assembly import ConsistencyChecker, assemble, structural_findings
 from eurekaclaw.agents.theory.counterexample import from_check
 from eurekaclaw.agents.theory.mechanical import confirmed_refutation, run_checks
 from eurekaclaw.agents.theory.refutation import describe, refute
 from eurekaclaw.agents.theory.run import TheoryRun
 from eurekaclaw.agents.theory.scheduler import Scheduler
-from eurekaclaw.types.artifacts import TheoryState, level_rank, weakest_level
+from eurekaclaw.types.artifacts import FailedAttempt, TheoryState, level_rank, weakest_level
 from eurekaclaw.types.tasks import InputSpec
 
 FINISHED = ("proved", "refuted", "contradicted", "abandoned")
@@ -94,6 +94,8 @@ class TheoryStage(Stage):
         try:
             await self._main_claim(run)
             await Scheduler(run).run_all()
+            if state.status != "refuted" and self._reopen_unlinked(run):
+                await Scheduler(run).run_all()
             if state.status != "refuted":
                 await self._conclude(run)
         except BaseException:
@@ -116,6 +118,34 @@ class TheoryStage(Stage):
         hit = confirmed_refutation(await run_checks(node.claim, settings=run.settings))
         if hit is not None:
             await refute(run, root, from_check(root, hit))
+
+    @staticmethod
+    def _reopen_unlinked(run: TheoryRun) -> bool:
+        """Once per run, before the consistency check: a proof that cites a lemma outside its
+        dependencies, or a lemma no proof cites, goes back to its prover with the finding, so a
+        forgotten citation costs one attempt rather than the theorem. Only when every lemma is
+        proven (otherwise the theorem is not proved anyway)."""
+        state = run.state
+        active = run.active()
+        if any(lid not in state.proven_lemmas for lid in active):
+            return False
+        findings = [f for f in structural_findings(state) if f.lemmas]
+        if not findings:
+            return False
+        reopened: dict[str, list[str]] = {}
+        for finding in findings:
+            for lid in finding.lemmas:
+                reopened.setdefault(lid, []).append(finding.text)
+        for lid, texts in sorted(reopened.items()):
+            rec = state.proven_lemmas.pop(lid)
+            run.add_failure(FailedAttempt(
+                lemma_id=lid, attempt=rec.attempts, proof=rec.proof, error_category="gap",
+                verifier_text="mechanical consistency check: " + "; ".join(texts)
+                + ". Cite every lemma the proof uses as Lemma~\\ref{lem:<id>}, and only its dependencies."))
+            run.set_status(lid, "pending")
+        run.note("proofs sent back once for their citations before the consistency check: "
+                 + ", ".join(sorted(reopened)))
+        return True
 
     async def _conclude(self, run: TheoryRun) -> None:
         state = run.state

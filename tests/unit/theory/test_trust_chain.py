@@ -198,3 +198,18 @@ async def test_a_resumed_reformalization_after_a_contradiction_is_not_skipped(tm
     assert [c.checker for c in new.counterexamples] == ["experiment"]  # what failed stays on record
     prompt = script.calls("formalizer")[0].prompt_text()
     assert "numerical experiment violated" in prompt and "bound violated" in prompt
+
+
+async def test_a_forgotten_citation_goes_back_to_the_prover_once(tmp_path):
+    script = Script().on("prover", "T", proof("The main theorem is obvious."),
+                         proof("By Lemma~\\ref{lem:A}, the main theorem follows."))
+    ctx, _, _ = make_ctx(tmp_path, script)
+    put_state(ctx, lemma("A"), lemma("T", "A", root=True))
+    await run_theory(ctx)
+    state = ctx.bus.get_theory_state()
+    assert state.status == "proved"
+    assert len(script.calls("prover", "T")) == 2
+    [failure] = [f for f in state.failed_attempts if f.lemma_id == "T"]
+    assert "lemma A is never used" in failure.verifier_text
+    # the second proof was asked for with the finding in view
+    assert "lemma A is never used" in script.calls("prover", "T")[1].prompt_text()
