@@ -92,6 +92,16 @@ def _review_summary(settings: Settings) -> dict[str, Any]:
     return info
 
 
+def _sandbox_summary() -> dict[str, Any]:
+    """The bubblewrap sandbox that runs model-written code, coqc and latexmk (tools/sandbox.py)."""
+    from eurekaclaw.tools import sandbox
+
+    info = sandbox.status().as_dict()
+    if not info["available"]:
+        info["effect"] = "code experiments, Coq checks and sandboxed LaTeX are off"
+    return info
+
+
 def doctor_report(*, online: bool = False) -> dict[str, Any]:
     settings = load_settings()
     report: dict[str, Any] = {
@@ -110,6 +120,7 @@ def doctor_report(*, online: bool = False) -> dict[str, Any]:
         },
         "tools": [],
         "checkers": [],
+        "sandbox": _sandbox_summary(),
     }
     for exe, (flag, purpose) in EXECUTABLES.items():
         path = shutil.which(exe)
@@ -161,6 +172,11 @@ def render_doctor(report: dict[str, Any]) -> Group:
     else:
         lines.append(Text(f"review model: {review.get('problem') or review.get('note', 'not set')}",
                           style="red" if review.get("problem") else "yellow"))
+    box = report.get("sandbox") or {}
+    if box.get("available"):
+        lines.append(Text(f"sandbox: {box.get('reason')}", style="green"))
+    elif box:
+        lines.append(Text(f"sandbox: unavailable — {box.get('reason')}; {box.get('effect')}", style="red"))
     lines.append(Text("settings: " + ", ".join(f"{k}={v}" for k, v in report["settings"].items())))
     table = Table(title="optional tools", show_header=True)
     for col in ("tool", "status", "version", "used for"):

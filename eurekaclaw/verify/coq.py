@@ -229,12 +229,23 @@ def coq_files(statement: str, helpers: str, script: str) -> ClaimFiles:
 
 
 def _environment(work: Path) -> dict[str, str]:
-    """coqc's environment without the user's extra library locations (COQPATH, and the
-    XDG data directories coqc also searches), so a short `Require` name can only reach the
-    standard library that `_stdlib_module` checked against."""
-    env = {k: v for k, v in os.environ.items() if k != "COQPATH"}
-    env["XDG_DATA_HOME"] = env["XDG_DATA_DIRS"] = str(work)
-    return env
+    """coqc's environment inside the sandbox: a clean one (no COQPATH, the XDG data directories
+    pointed at the work dir), so a short `Require` name can only reach the standard library that
+    `_stdlib_module` checked against, and nothing of the user's environment gets in."""
+    return {"HOME": str(work), "XDG_DATA_HOME": str(work), "XDG_DATA_DIRS": str(work),
+            "XDG_CONFIG_HOME": str(work), "XDG_CACHE_HOME": str(work), "LANG": "C.UTF-8"}
+
+
+def _sandbox_paths() -> tuple[str, ...]:
+    """What coqc needs besides /usr: its installation prefix and the library (read-only)."""
+    exe = shutil.which("coqc")
+    paths = [str(Path(os.path.realpath(exe)).parent.parent)] if exe else []
+    lib = _coqlib()
+    if lib is not None:
+        paths.append(str(lib))
+    # findlib's configuration (coqc loads its plugins through it); no secrets in it
+    paths += [p for p in ("/etc/ocamlfind.conf", "/etc/ocamlfind.conf.d", "/etc/findlib.conf") if os.path.exists(p)]
+    return tuple(paths)
 
 
 def _result(verdict: str, detail: str) -> CheckResult:
@@ -249,6 +260,10 @@ def coq_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeo
     rejected proof is "failed" with the reason (compiler messages included, for the Refiner)."""
     if shutil.which("coqc") is None:
         return _result("no_checker", "coqc is not on PATH")
+    from eurekaclaw.tools import sandbox
+
+    if not sandbox.status().available:
+        return _result("no_checker", f"Coq checks are off: coqc runs only in the sandbox ({sandbox.status().reason})")
     # Imported here: the translator pulls in sympy, which `eurekaclaw doctor` does not need.
     from eurekaclaw.verify.coq_statement import CoqUntranslatable, coq_statement
 
@@ -276,7 +291,8 @@ def coq_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeo
         return _result("failed", "rejected before compiling: " + ", ".join(hits))
     prover = Prover(checker="coq", executable="coqc", version=coq_version(),
                     argv=lambda work, name: ["coqc", "-q", "-Q", ".", LIBRARY, name],
-                    parse_report=_parse_gate, allowed=COQ_ALLOWED_AXIOMS, env=_environment)
+                    parse_report=_parse_gate, allowed=COQ_ALLOWED_AXIOMS, env=_environment,
+                    sandbox_paths=_sandbox_paths())
     return check_claim_proof(prover, coq_files(statement, helpers, script), timeout_s=timeout_s)
 
 

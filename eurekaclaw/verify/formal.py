@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from eurekaclaw.types.artifacts import CheckResult
 
@@ -40,6 +41,8 @@ MAX_OUTPUT_BYTES = 2_000_000
 STATEMENT_MODULE = "EurekaStatement"
 PROOF_MODULE = "EurekaProof"
 GATE_MODULE = "EurekaGate"
+SANDBOX_MEMORY_MB = 4096  # total for a checker run (2 processes of 2 GiB without cgroup v2)
+SANDBOX_PROCS = 2
 
 
 @dataclass(frozen=True)
@@ -50,8 +53,20 @@ class ToolRun:
     seconds: float
 
 
-def run_tool(argv: list[str], *, cwd: Path, timeout_s: float, env: dict[str, str] | None = None) -> ToolRun:
-    """Run a checker with stdout+stderr merged; kill its process group on timeout."""
+def run_tool(argv: list[str], *, cwd: Path, timeout_s: float, env: dict[str, str] | None = None,
+             sandbox_paths: tuple[str, ...] | None = None) -> ToolRun:
+    """Run a checker with stdout+stderr merged; kill its process group on timeout. With
+    `sandbox_paths` (read-only paths the tool needs besides /usr) it runs in the bubblewrap
+    sandbox (tools/sandbox.py), where `cwd` (a sandbox_workdir) is the only writable place."""
+    if sandbox_paths is not None:
+        from eurekaclaw.tools import sandbox
+
+        limits = sandbox.Limits(timeout_s=max(timeout_s, 0.1), cpu_s=max(1, int(timeout_s) + 1), memory_mb=SANDBOX_MEMORY_MB,
+                                max_procs=SANDBOX_PROCS, file_mb=256, tmp_mb=64, max_output_bytes=MAX_OUTPUT_BYTES)
+        run = sandbox.run_sandboxed(argv, limits=limits, ro_paths=sandbox_paths, rw_dir=cwd, env=env,
+                                    cwd=str(Path(os.path.realpath(cwd))), merge_stderr=True)
+        text = run.stdout.decode("utf-8", "replace")
+        return ToolRun(None if run.timed_out else run.returncode, text, run.timed_out, run.seconds)
     started = time.monotonic()
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True, env=env)
@@ -229,6 +244,7 @@ class Prover:
     allowed: frozenset[str]
     cwd: Path | None = None  # where to run (None: the work dir)
     env: Callable[[Path], dict[str, str] | None] | None = None  # work dir → environment
+    sandbox_paths: tuple[str, ...] | None = None  # run in the bubblewrap sandbox with these read-only
 
 
 @dataclass(frozen=True)
@@ -247,7 +263,14 @@ def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> C
 
     (stmt_name, _), (proof_name, _), (gate_name, _) = job.files.items()
     deadline = time.monotonic() + timeout_s
-    with tempfile.TemporaryDirectory(prefix=f"eurekaclaw-{prover.checker}-") as tmp:
+    if prover.sandbox_paths is not None:
+        from eurekaclaw.tools.sandbox import sandbox_workdir
+
+        workdir: Any = sandbox_workdir(prefix=f"eurekaclaw-{prover.checker}-")
+    else:
+        workdir = tempfile.TemporaryDirectory(prefix=f"eurekaclaw-{prover.checker}-")
+    with workdir as tmp_path:
+        tmp = str(tmp_path)
         work = Path(tmp)
         for name, text in job.files.items():
             (work / name).write_text(text, encoding="utf-8")
@@ -255,7 +278,7 @@ def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> C
 
         def run(name: str) -> ToolRun:
             return run_tool(prover.argv(work, name), cwd=prover.cwd or work,
-                            timeout_s=deadline - time.monotonic(), env=env)
+                            timeout_s=deadline - time.monotonic(), env=env, sandbox_paths=prover.sandbox_paths)
 
         try:
             with ThreadPoolExecutor(max_workers=2) as pool:

@@ -8,7 +8,7 @@ Domains with a simulator (plugin.experiment_stage_available() and plugin.experim
 the ExperimentDesigner writes a declarative spec, the backend runs it (no model-written code),
 and checks.py compares the curves with the bounds. Other domains: lemma claims get a numeric
 violation rate by sampling, and when the code sandbox has real isolation (tools/code_exec.py,
-mode other than "none") the designer may write a small program whose JSON output is checked the
+bubblewrap available) the designer may write a small program whose JSON output is checked the
 same way; without isolation, model-written code is not run and the reason is recorded.
 
 Evidence: bound checks of the theorem's own bounds (the designer's spec or the model's code;
@@ -46,7 +46,9 @@ log = logging.getLogger(__name__)
 
 MAX_SIMULATION_SECONDS = 900.0
 CODE_CPU_SECONDS = 120
-CODE_MEMORY_MB = 2048
+CODE_MEMORY_MB = 2048  # total for all the program's processes (tools/sandbox.py)
+CODE_MAX_PROCS = 4  # so 512 MiB per process when no cgroup v2 enforces the total
+CODE_MAX_OUTPUT_BYTES = 4_000_000  # stdout beyond this is cut and reported, never parsed
 MAX_VIOLATION_EVENTS = 10  # the result keeps every line; the event stream only the worst
 
 
@@ -158,14 +160,17 @@ class ExperimentStage(Stage):
     ) -> SimulationReport | None:
         isolation = await asyncio.to_thread(code_exec.detect_isolation)
         if isolation == "none":
-            result.notes.append("model-written experiment code not run: no sandbox isolation (network "
-                                "namespace) is available on this machine")
+            reason = code_exec.sandbox_reason()
+            result.notes.append(reason)
+            if not result.reason:
+                result.reason = reason
+            ctx.events("experiment", phase="code_skipped", reason=reason)
             return None
         error = ""
         for attempt in (1, 2):  # one repair round with the error of the first program
             ctx.events("experiment", phase="design_code", attempt=attempt)
-            plan = await designer.design_code(theory, cpu_seconds=CODE_CPU_SECONDS, memory_mb=CODE_MEMORY_MB,
-                                              previous_error=error)
+            plan = await designer.design_code(theory, cpu_seconds=CODE_CPU_SECONDS,
+                                              memory_mb=CODE_MEMORY_MB // CODE_MAX_PROCS, previous_error=error)
             if plan is None:
                 result.notes.append("the designer's code experiment reply was unusable")
                 return None
@@ -175,8 +180,13 @@ class ExperimentStage(Stage):
             result.spec = {"source": "code", "rationale": plan.rationale, "code": plan.code,
                            "variables": plan.variables, "bounds": [b.model_dump() for b in plan.bounds]}
             ctx.events("experiment", phase="run_code", attempt=attempt)
-            run = await asyncio.to_thread(code_exec.run_python, plan.code, timeout_s=CODE_CPU_SECONDS * 1.5,
-                                          cpu_s=CODE_CPU_SECONDS, memory_mb=CODE_MEMORY_MB)
+            try:
+                run = await asyncio.to_thread(code_exec.run_python, plan.code, timeout_s=CODE_CPU_SECONDS * 1.5,
+                                              cpu_s=CODE_CPU_SECONDS, memory_mb=CODE_MEMORY_MB,
+                                              max_procs=CODE_MAX_PROCS, max_output_bytes=CODE_MAX_OUTPUT_BYTES)
+            except code_exec.SandboxUnavailable as exc:
+                result.notes.append(str(exc))
+                return None
             result.notes.extend(w for w in run.warnings if w not in result.notes)
             report, error = self._code_report(plan, run)
             if report is not None:

@@ -5,7 +5,7 @@ a model could play gets a FALSE claim to pass. The report parser needs no Coq.""
 from __future__ import annotations
 
 import pytest
-from toolreq import require_tool
+from toolreq import require_tool, tools_required
 
 from eurekaclaw.types.artifacts import Claim, ClaimVariable
 from eurekaclaw.verify import coq_check_claim
@@ -164,3 +164,25 @@ Classical_Prop.classic : forall P : Prop, P \\/ ~ P
     assert problems
     _, problems = _parse_gate("Closed under the global context\nClosed under the global context\n")
     assert problems  # exactly one report
+
+
+def test_coqc_runs_in_the_sandbox_and_cannot_write_outside(tmp_path):
+    """A `Redirect` that got past the scan could not land outside the work dir: coqc runs in
+    the bubblewrap sandbox where only its temporary directory is writable."""
+    require_tool("coqc")
+    from eurekaclaw.tools import sandbox
+    from eurekaclaw.verify import coq as coq_module
+    from eurekaclaw.verify.formal import run_tool
+
+    if not sandbox.status().available:
+        if tools_required():
+            pytest.fail(f"required tool missing: {sandbox.status().reason}")
+        pytest.skip(sandbox.status().reason)
+    outside = tmp_path / "escaped"
+    with sandbox.sandbox_workdir() as work:
+        (work / "A.v").write_text(f'Redirect "inside" Print nat.\nRedirect "{outside}" Print nat.\n')
+        run = run_tool(["coqc", "-q", "A.v"], cwd=work, timeout_s=60, env=coq_module._environment(work),
+                       sandbox_paths=coq_module._sandbox_paths())
+        assert (work / "inside.out").exists(), run.output  # coqc did run and could write its own dir
+    assert run.returncode != 0 and "escaped" in run.output  # the outside path does not exist in there
+    assert not list(tmp_path.glob("escaped*")), run.output
