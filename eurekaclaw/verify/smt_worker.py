@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
 READY = "eurekaclaw-smt-worker-ready"
@@ -63,20 +64,23 @@ def _implied(zz: Any, solver_name: str, timeout_ms: int, premises: list[Any], tr
     return bool(s.check() == zz.unsat)
 
 
-def _translate(zz: Any, parsed: Any) -> tuple[Any, list[Any], Any]:
+def _translate(zz: Any, parsed: Any, *, relax_ints: bool = False) -> tuple[Any, list[Any], Any]:
     """Translate the conclusion as written, else sympy's simplified form; premises that do not
-    translate are left out (listed in `tr.dropped`)."""
+    translate are left out (listed in `tr.dropped`). The axioms of the transcendental terms
+    (smt_axioms.py) are added to `tr.defs`."""
     from eurekaclaw.verify.smt_translate import Translator, Untranslatable
 
     try:
-        tr = Translator(zz, parsed)
-        return tr, tr.premises(partial=True), tr.negated_conclusion()
+        tr = Translator(zz, parsed, relax_ints=relax_ints)
+        premises, goal = tr.premises(partial=True), tr.negated_conclusion()
     except Untranslatable as first:
         try:
-            tr = Translator(zz, parsed, simplified=True)
-            return tr, tr.premises(partial=True), tr.negated_conclusion()
+            tr = Translator(zz, parsed, simplified=True, relax_ints=relax_ints)
+            premises, goal = tr.premises(partial=True), tr.negated_conclusion()
         except Untranslatable:
             raise first from None
+    tr.finish()
+    return tr, premises, goal
 
 
 def _model(zz: Any, tr: Any, model: Any) -> tuple[dict[str, Any], bool]:
@@ -112,18 +116,46 @@ def handle(request: dict[str, Any]) -> dict[str, Any]:
     return {**prove(zz, solver_name, parsed, timeout_ms), "version": version}
 
 
+class _Budget:
+    """The request's time budget, shared by every solver call of one request (the parent kills
+    the worker a few seconds after it runs out)."""
+
+    def __init__(self, timeout_ms: int) -> None:
+        self.deadline = time.monotonic() + timeout_ms / 1000
+
+    def left_ms(self) -> int:
+        return max(0, int((self.deadline - time.monotonic()) * 1000))
+
+
 def prove(zz: Any, solver_name: str, parsed: Any, timeout_ms: int) -> dict[str, Any]:
+    """Integer variables as integers first; if the solver gives up and the claim has integer
+    variables, once more with them relaxed to reals (unsat there proves the claim too)."""
+    budget = _Budget(timeout_ms)
+    has_ints = any(d.kind == "int" for d in parsed.domains.values())
+    first_ms = timeout_ms // 2 if has_ints else timeout_ms
+    answer = _prove(zz, solver_name, parsed, min(first_ms, budget.left_ms()), budget, relax_ints=False)
+    if answer.get("status") == "unknown" and has_ints and budget.left_ms() > 50 and answer.get("retry", True):
+        relaxed = _prove(zz, solver_name, parsed, budget.left_ms(), budget, relax_ints=True)
+        if relaxed.get("status") in ("unsat", "vacuous"):
+            relaxed["form"] = (relaxed.get("form") or "the claim as written") + ", integer variables relaxed to reals"
+            answer = relaxed
+    answer.pop("retry", None)
+    return answer
+
+
+def _prove(zz: Any, solver_name: str, parsed: Any, first_ms: int, budget: _Budget, *, relax_ints: bool) -> dict[str, Any]:
     from eurekaclaw.verify.smt_translate import Untranslatable
 
     try:
-        tr, premises, goal = _translate(zz, parsed)
+        tr, premises, goal = _translate(zz, parsed, relax_ints=relax_ints)
     except Untranslatable as exc:
         return {"status": "untranslatable", "reason": str(exc)}
     needs = _open_needs(tr, premises)
     form = "sympy's simplified form" if tr.simplified else "the claim as written"
-    solver = _solver(zz, solver_name, timeout_ms)
+    solver = _solver(zz, solver_name, max(1, first_ms))
     solver.add(*premises, *tr.defs, *needs, goal)
     result = solver.check()
+    timeout_ms = max(1, budget.left_ms())
     if result == zz.unsat:
         if not _implied(zz, solver_name, timeout_ms, premises, tr, needs):
             # The translation is only defined on part of the claim's domain (sympy rewrote
@@ -146,6 +178,8 @@ def prove(zz: Any, solver_name: str, parsed: Any, timeout_ms: int) -> dict[str, 
         return {"status": "unsat", "form": form}
     if result == zz.sat:
         values, exact = _model(zz, tr, solver.model())
+        if relax_ints:  # a model of the relaxation may be fractional: not worth passing on
+            return {"status": "unknown", "reason": "the relaxation to reals has a model"}
         return {"status": "sat", "model": values, "exact": exact}
     return {"status": "unknown", "reason": str(solver.reason_unknown())}
 
@@ -162,6 +196,7 @@ def analyse(zz: Any, solver_name: str, parsed: Any, timeout_ms: int) -> dict[str
     # Premises that do not translate are left out: "unsat" of the rest still means the full
     # set is unsat (pinning likewise); "sat" of the rest proves nothing about the full set.
     facts = tr.premises(partial=True)
+    tr.finish()
     s = _solver(zz, solver_name, timeout_ms)
     s.add(*facts, *tr.side)
     verdict = s.check()
