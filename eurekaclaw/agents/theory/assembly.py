@@ -20,12 +20,15 @@ from dataclasses import dataclass
 from eurekaclaw.agents.base import BaseAgent
 from eurekaclaw.agents.formalize.dag import active_ids, root_of, topological
 from eurekaclaw.agents.theory.models import ConsistencyVerdict
+from eurekaclaw.agents.writer.labels import REF_RE, THEOREM_LABEL, cited_lemma_ids, lemma_label
 from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.artifacts import CheckResult, TheoryState
 from eurekaclaw.types.tasks import Task, TaskResult
 
-REF_RE = re.compile(r"\\(?:c|auto|eq)?ref\{lem:([^}]+)\}")
+# The label scheme is shared with the prover prompts and the writer (agents/writer/labels.py):
+# a proof cites lemma <id> as \ref{lem:<id>}; REF_RE captures <id>.
+__all__ = ["REF_RE", "assemble", "structural_issues", "unknown_references"]
 
 
 def assemble(state: TheoryState) -> str:
@@ -40,7 +43,7 @@ def assemble(state: TheoryState) -> str:
     for lid in order:
         node, rec = dag[lid], state.proven_lemmas[lid]
         title = f"{lid}; {rec.verification_level}"
-        parts.append(f"\\begin{{lemma}}[{title}]\\label{{lem:{lid}}}\n{node.statement.strip()}\n\\end{{lemma}}")
+        parts.append(f"\\begin{{lemma}}[{title}]\\label{{{lemma_label(lid)}}}\n{node.statement.strip()}\n\\end{{lemma}}")
         if rec.verification_level == "cited" and node.citation:
             parts.append(f"\\begin{{proof}}\nSee \\cite{{{node.citation}}}.\n\\end{{proof}}")
         else:
@@ -48,7 +51,7 @@ def assemble(state: TheoryState) -> str:
     main = state.proven_lemmas[root]
     statement = (state.formal_statement or dag[root].statement).strip()
     parts.append(
-        f"\\begin{{theorem}}[{root}; {main.verification_level}]\\label{{lem:{root}}}\n{statement}\n\\end{{theorem}}"
+        f"\\begin{{theorem}}[{root}; {main.verification_level}]\\label{{{THEOREM_LABEL}}}\\label{{{lemma_label(root)}}}\n{statement}\n\\end{{theorem}}"
     )
     parts.append(f"\\begin{{proof}}\n{main.proof.strip()}\n\\end{{proof}}")
     return "\n\n".join(parts) + "\n"
@@ -56,12 +59,12 @@ def assemble(state: TheoryState) -> str:
 
 def unknown_references(state: TheoryState, text: str) -> list[str]:
     known = active_ids(state.lemma_dag)
-    return sorted({m for m in REF_RE.findall(text) if m not in known})
+    return sorted({m for m in cited_lemma_ids(text) if m not in known})
 
 
 def _mentions(proof: str, lemma_id: str) -> bool:
     """A proof uses a lemma when it cites its label, or names it ("Lemma L2", "lemma pull_event")."""
-    if lemma_id in REF_RE.findall(proof):
+    if lemma_id in cited_lemma_ids(proof):
         return True
     return re.search(rf"(?<![\w.:-]){re.escape(lemma_id)}(?![\w:-]|\.\w)", proof) is not None
 
@@ -87,7 +90,7 @@ def structural_findings(state: TheoryState) -> list[StructuralIssue]:
             issues.append(StructuralIssue(f"lemma {lid} is part of the proof but was not proven"))
             continue
         allowed = _closure(state, lid)
-        for ref in sorted(set(REF_RE.findall(rec.proof))):
+        for ref in sorted(set(cited_lemma_ids(rec.proof))):
             if ref not in active:
                 issues.append(StructuralIssue(f"the proof of {lid} cites {ref}, which is not part of the proof", (lid,)))
             elif ref not in allowed:

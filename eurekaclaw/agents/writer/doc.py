@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from eurekaclaw.agents.writer.bibtex import CitePlan
 from eurekaclaw.agents.writer.experiments import ExperimentView
+from eurekaclaw.agents.writer.labels import THEOREM_LABEL, LabelMap, lemma_label
 from eurekaclaw.types.artifacts import (
     VERIFICATION_ORDER,
     Counterexample,
@@ -92,8 +93,11 @@ class PaperDoc:
     status_reason: str = ""
     contradictions: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    labels: LabelMap | None = None
     # repair state
     source_blocks: set[str] = field(default_factory=set)
+    block_undefined: dict[str, set[str]] = field(default_factory=dict)  # block -> undefined macros
+    block_bad_chars: dict[str, set[str]] = field(default_factory=dict)  # block -> unsettable chars
     plain_prose: set[str] = field(default_factory=set)
     show_plot: bool = True
 
@@ -102,8 +106,12 @@ class PaperDoc:
         return self.theorem_status == "proved"
 
     def lemma_labels(self) -> set[str]:
-        labels = {"thm:main", "tab:levels", "sec:results", "sec:proofs", "sec:prelim"}
+        labels = set(TEMPLATE_LABELS)
         labels |= {lem.label for lem in self.lemmas}
+        if self.labels is not None:
+            labels |= set(self.labels.labels)
+        if not ((self.prose.get("preliminaries") or "").strip() or self.assumptions):
+            labels.discard("sec:prelim")  # the empty section is omitted
         if self.experiment is not None:
             labels |= {"sec:experiments", "fig:experiment", "tab:bounds"}
         return labels
@@ -129,7 +137,7 @@ class PaperDoc:
         if self.proved:
             return (
                 "The main theorem was proved with machine assistance; the weakest verification "
-                f"level used by its lemmas is '{self.weakest}' (see the verification summary)."
+                f"level used by its lemmas is {self.weakest} (see the verification summary)."
             )
         if self.theorem_status == "contradicted":
             n = len(self.contradictions)
@@ -151,13 +159,18 @@ class PaperDoc:
         if established:
             return (
                 f"{head} Only {len(established)} of {total} supporting lemmas were established, "
-                f"the weakest at verification level '{self.weakest}'."
+                f"the weakest at verification level {self.weakest}."
             )
         return f"{head} None of its supporting lemmas was established."
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-") or "x"
+TEMPLATE_LABELS = (THEOREM_LABEL, "tab:levels", "sec:results", "sec:proofs", "sec:prelim")
+_EQ_LABEL = re.compile(r"\\label\{([^{}]+)\}")
+
+
+def block_labels(texts: list[str]) -> list[str]:
+    """Labels the statements and proofs define themselves (equation labels)."""
+    return [m for t in texts for m in _EQ_LABEL.findall(t or "")]
 
 
 def topological_order(dag: dict[str, LemmaNode]) -> list[str]:
@@ -208,16 +221,12 @@ def build_doc(
 ) -> PaperDoc:
     root_id = theory.root_id()
     lemmas: list[LemmaView] = []
-    seen_labels: set[str] = set()
     for lid in topological_order(theory.lemma_dag):
         node = theory.lemma_dag[lid]
         if node.is_root and lid == root_id:
             continue
         record = theory.proven_lemmas.get(lid)
-        label = "lem:" + _slug(lid)
-        while label in seen_labels:
-            label += "x"
-        seen_labels.add(label)
+        label = lemma_label(lid)
         key = plan.resolve(node.citation)
         lemmas.append(
             LemmaView(
@@ -243,7 +252,7 @@ def build_doc(
         lemmas.append(
             LemmaView(
                 id=lid,
-                label="lem:" + _slug(lid) + "-extra",
+                label=lemma_label(lid),
                 statement="",
                 informal="",
                 status="proved",
@@ -270,6 +279,12 @@ def build_doc(
         # root's checked proof; the assembled document would repeat all of them.
         proof = root_record.proof if root_record else theory.assembled_proof
     used = [lvl for lvl in VERIFICATION_ORDER if lvl in set(levels)]
+    texts = [statement, proof or ""] + list(theory.assumptions)
+    texts += [t for lem in lemmas for t in (lem.statement, lem.proof or "")]
+    extra = list(TEMPLATE_LABELS) + block_labels(texts)
+    if experiment is not None:
+        extra += ["sec:experiments", "fig:experiment", "tab:bounds"]
+    label_map = LabelMap([lem.id for lem in lemmas], root_id, extra)
     return PaperDoc(
         prose=dict(prose),
         theorem_statement=statement,
@@ -286,4 +301,5 @@ def build_doc(
         unproved_assembly=bool(theory.assembled_proof) and theory.status != "proved",
         status_reason=theory.status_reason,
         contradictions=list(theory.contradictions),
+        labels=label_map,
     )

@@ -54,3 +54,11 @@ def source_block(text: str) -> Tex:
     lines = [escape_text(line) for line in text.strip().splitlines() if line.strip()]
     body = "\\par\n".join(lines) if lines else r"\emph{(empty)}"
     return Tex("\\begin{flushleft}\\ttfamily\\small\n" + body + "\n\\end{flushleft}")
+
+
+_BREAK_AFTER = re.compile(r"(\\_|[.:/-](?=\S))")
+
+
+def breakable(text: str) -> Tex:
+    """Escaped text that may break after `_ . : / -`: long ids in narrow table columns."""
+    return Tex(_BREAK_AFTER.sub(lambda m: m.group(1) + "\\allowbreak{}", escape_text(text)))

@@ -1,6 +1,12 @@
 """The experiment section's data: the plot series from the Experiment stage's CSV and the
 bound-check table.
 
+Figures a reader can use: one panel per instance (a series `policy@instance` belongs to the
+panel of `instance`), at most MAX_SERIES_PER_PANEL policy series per panel (more are split over
+further panels), the bounds of that instance dashed in every one of its panels, ± one standard
+error shaded, a logarithmic horizon only when it spans at least two decades, and the legend
+outside the plot.
+
 The CSV is in long format, `series,t,mean,stderr,q10,q50,q90`, one series per policy plus
 `bound:<name>` series for theoretical bounds. The plot's data are written into the .tex itself
 (thinned to at most MAX_POINTS per series on a log-spaced grid, matching the log-scale x axis)
@@ -17,13 +23,16 @@ from pathlib import Path
 from eurekaclaw.types.artifacts import BoundCheck, ExperimentResult
 
 MAX_POINTS = 120
+MAX_SERIES_PER_PANEL = 5
 BOUND_PREFIX = "bound:"
+INSTANCE_SEP = "@"
 
 
 @dataclass
 class Series:
     name: str
     points: list[tuple[float, float]] = field(default_factory=list)
+    stderr: list[float] = field(default_factory=list)  # aligned with points; [] when unknown
 
     @property
     def is_bound(self) -> bool:
@@ -32,6 +41,26 @@ class Series:
     @property
     def label(self) -> str:
         return self.name[len(BOUND_PREFIX) :] + " (bound)" if self.is_bound else self.name
+
+    @property
+    def instance(self) -> str:
+        base = self.name[len(BOUND_PREFIX) :] if self.is_bound else self.name
+        return base.rsplit(INSTANCE_SEP, 1)[1] if INSTANCE_SEP in base else ""
+
+    @property
+    def short_label(self) -> str:
+        """The legend entry inside an instance's panel (the instance is in the panel title)."""
+        base = self.name[len(BOUND_PREFIX) :] if self.is_bound else self.name
+        if INSTANCE_SEP in base:
+            base = base.rsplit(INSTANCE_SEP, 1)[0]
+        return base + " (bound)" if self.is_bound else base
+
+
+@dataclass
+class Panel:
+    instance: str
+    series: list[Series]
+    log_x: bool = True
 
 
 @dataclass
@@ -43,10 +72,32 @@ class ExperimentView:
     notes: list[str] = field(default_factory=list)
     csv_name: str | None = None
     y_label: str = "mean over runs"
+    runs: int | None = None
 
     @property
     def has_plot(self) -> bool:
         return any(s.points for s in self.series)
+
+    def panels(self) -> list[Panel]:
+        groups: dict[str, list[Series]] = {}
+        for s in self.series:
+            if s.points:
+                groups.setdefault(s.instance, []).append(s)
+        shared_bounds = [s for s in groups.get("", []) if s.is_bound]
+        if len(groups) > 1 and "" in groups and not [s for s in groups[""] if not s.is_bound]:
+            del groups[""]  # bounds for every instance: drawn in each panel
+        else:
+            shared_bounds = []
+        panels: list[Panel] = []
+        for instance, members in groups.items():
+            policies = [s for s in members if not s.is_bound]
+            bounds = [s for s in members if s.is_bound] + shared_bounds
+            chunks = [policies[i : i + MAX_SERIES_PER_PANEL] for i in range(0, len(policies), MAX_SERIES_PER_PANEL)]
+            for chunk in chunks or [[]]:
+                members_ = chunk + bounds
+                ts = [t for s in members_ for t, _ in s.points]
+                panels.append(Panel(instance, members_, log_x=bool(ts) and max(ts) / min(ts) >= 100))
+        return panels
 
 
 def _thin(points: list[tuple[float, float]], limit: int = MAX_POINTS) -> list[tuple[float, float]]:
@@ -69,7 +120,7 @@ def _thin(points: list[tuple[float, float]], limit: int = MAX_POINTS) -> list[tu
 def read_plot_csv(path: Path) -> tuple[list[Series], list[str]]:
     """Series from the long-format CSV, plus notes on rows that could not be used."""
     notes: list[str] = []
-    by_name: dict[str, list[tuple[float, float]]] = {}
+    by_name: dict[str, list[tuple[float, float, float]]] = {}
     skipped = 0
     with path.open(newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
@@ -86,10 +137,20 @@ def read_plot_csv(path: Path) -> tuple[list[Series], list[str]]:
             if not (math.isfinite(t) and math.isfinite(mean)) or t <= 0:
                 skipped += 1
                 continue
-            by_name.setdefault((row.get("series") or "").strip() or "series", []).append((t, mean))
+            try:
+                se = float(row.get("stderr") or 0.0)
+            except ValueError:
+                se = 0.0
+            se = se if math.isfinite(se) and se > 0 else 0.0
+            by_name.setdefault((row.get("series") or "").strip() or "series", []).append((t, mean, se))
     if skipped:
         notes.append(f"{skipped} row(s) of {path.name} were not plotted (non-numeric, non-finite or t <= 0)")
-    series = [Series(name, _thin(sorted(points))) for name, points in by_name.items()]
+    series = []
+    for name, rows in by_name.items():
+        rows.sort()
+        se_at = {(t, m): e for t, m, e in rows}
+        points = _thin([(t, m) for t, m, _ in rows])
+        series.append(Series(name, points, [se_at[p] for p in points]))
     return series, notes
 
 
@@ -103,7 +164,11 @@ def experiment_view(result: ExperimentResult | None, session_dir: Path | None) -
         checks=list(result.bound_checks),
         notes=list(result.notes),
         csv_name=result.plot_csv,
-        y_label=str(result.spec.get("metric") or result.spec.get("y_label") or "mean over runs"),
+        y_label=str(
+            result.spec.get("metric") or result.spec.get("y_label")
+            or ("cumulative regret" if result.domain == "mab" else "measured value")
+        ),
+        runs=result.spec.get("runs") if isinstance(result.spec.get("runs"), int) else None,
     )
     if result.plot_csv and session_dir is not None:
         path = Path(session_dir) / Path(result.plot_csv).name

@@ -17,6 +17,8 @@ from eurekaclaw.agents.base import render_prompt
 from eurekaclaw.agents.writer.bibtex import CitePlan
 from eurekaclaw.agents.writer.escape import escape_text
 from eurekaclaw.agents.writer.experiments import ExperimentView, fmt
+from eurekaclaw.agents.writer.fragments import statement_tex
+from eurekaclaw.agents.writer.honest import check_prose
 from eurekaclaw.errors import LLMError
 from eurekaclaw.types.artifacts import ResearchBrief, TheoryState
 
@@ -35,7 +37,7 @@ class PaperProse(BaseModel):
 
 
 # Fewer characters than this is not prose (empty strings, "N/A", a lone word).
-MIN_CHARS = {"title": 5, "abstract": 60, "introduction": 80}
+MIN_CHARS = {"title": 5, "abstract": 60, "introduction": 80, "preliminaries": 20}
 MAX_TITLE = 250
 ABSTRACT_SNIPPET = 400
 
@@ -59,21 +61,35 @@ def fallback_prose(
     """Prose built from the statement and the theory state only (no model)."""
     informal = theory.informal_statement.strip()
     proved = theory.status == "proved"
-    title = _first_sentence(informal) if informal else "A machine-assisted study of a mathematical statement"
+    # the user's statement is data: its math typeset, its commands shown as text (fragments.py)
+    shown = statement_tex(informal) if informal else "the statement given below"
+    title = statement_tex(_first_sentence(informal)) if informal else "A machine-assisted study of a mathematical statement"
     keys = [key for key, _ in plan.citable()]
-    lemma_count = len([n for n in theory.lemma_dag.values() if not n.is_root])
-    intro = [f"We study the following statement: {informal or 'the statement given below'}"]
+    lemma_ids = [n.id for n in theory.lemma_dag.values() if not n.is_root]
+    established = [lid for lid in lemma_ids if lid in theory.proven_lemmas]
+    intro = [f"We study the following statement: {shown}"]
     if theory.research_gap.strip():
         intro.append(escape_text(theory.research_gap.strip()))
-    verb = "prove it" if proved else "work towards it"
-    intro.append(
-        f"To {verb}, the statement was decomposed into {lemma_count} lemma(s), each proved and "
-        "checked separately; the main results section labels every result with how it was checked."
-    )
-    if theory.proof_plan:
-        items = "\n".join(
-            f"\\item ({escape_text(p.provenance)}) {escape_text(p.description)}" for p in theory.proof_plan
+    if not lemma_ids:
+        intro.append("No decomposition into lemmas was recorded for this statement.")
+    elif proved:
+        intro.append(
+            f"The proof is decomposed into {len(lemma_ids)} lemma(s), each checked separately; the main "
+            "results section labels every result with how it was checked."
         )
+    else:
+        intro.append(
+            f"The statement was decomposed into {len(lemma_ids)} lemma(s), of which {len(established)} "
+            "were established; the main results section labels every result with how it was checked."
+        )
+    restated = {" ".join(t.split()).casefold() for t in (informal, theory.formal_statement) if t.strip()}
+    plan_items = []
+    for p in theory.proof_plan:
+        desc = " ".join(p.description.split())
+        if desc and desc.casefold() not in restated and desc.casefold() not in {d.casefold() for _, d in plan_items}:
+            plan_items.append((p.provenance, desc))
+    if plan_items:
+        items = "\n".join(f"\\item ({escape_text(prov)}) {escape_text(desc)}" for prov, desc in plan_items)
         intro.append("The proof plan was:\n\\begin{itemize}\n" + items + "\n\\end{itemize}")
     related = (
         "This work draws on the following verified references: "
@@ -84,10 +100,10 @@ def fallback_prose(
     )
     prose = {
         "title": title,
-        "abstract": f"We study the following statement: {informal or 'see the main results section'}",
+        "abstract": f"We study the following statement: {shown}.",
         "introduction": "\n\n".join(intro),
-        "preliminaries": "This section fixes the setting of the main statement."
-        + (" The assumptions it relies on are listed below." if theory.assumptions else ""),
+        # empty when there is nothing to say: the section is then omitted
+        "preliminaries": "The main statement relies on the assumptions listed below." if theory.assumptions else "",
         "related_work": related,
         "limitations": "This paper reports what was checked and how; see the verification summary.",
         "experiments": "",
@@ -191,4 +207,5 @@ async def write_prose(
     prose = {**fallback, **fields}
     if experiment is None:
         prose["experiments"] = ""
-    return prose, notes
+    prose, honesty = check_prose(prose, theory.status == "proved", fallback["title"])
+    return prose, notes + honesty

@@ -18,8 +18,9 @@ import jinja2
 
 from eurekaclaw.agents.writer.bibtex import plain_reference
 from eurekaclaw.agents.writer.doc import LEVEL_MEANING, PaperDoc
-from eurekaclaw.agents.writer.escape import Tex, escape_text, source_block
+from eurekaclaw.agents.writer.escape import Tex, breakable, escape_text, source_block
 from eurekaclaw.agents.writer.experiments import fmt
+from eurekaclaw.agents.writer.fragments import normalize_refs, repair_fragments
 from eurekaclaw.agents.writer.sanitize import sanitize_latex
 from eurekaclaw.agents.writer.unicode import unicode_declarations
 from eurekaclaw.templates import TEMPLATES_DIR
@@ -29,6 +30,9 @@ BLOCK_CLOSE = "%@endblock "
 _CITE_RE = re.compile(r"\\cite[a-z]*\*?(?:\[[^\]]*\])*\{([^}]*)\}")
 _DELIMS = ("$", "\\(", "\\[", "\\begin{")
 LINES_AFTER_BLOCK = 2
+MAX_PANELS = 8
+PALETTE = ("blue!80!black", "red!80!black", "teal!80!black", "orange!90!black", "violet", "brown")
+BOUND_DASHES = ("dashed", "dash dot", "densely dotted", "loosely dashed")
 
 
 def _finalize(value: Any) -> Any:
@@ -79,10 +83,15 @@ def looks_like_bare_math(text: str) -> bool:
     return len(plain_words) < 3
 
 
+SOURCE_NOTE_PREFIX = "shown as LaTeX source"
+
+
 @dataclass
 class RenderInfo:
     notes: list[str] = field(default_factory=list)
     cited: list[str] = field(default_factory=list)
+    source_shown: list[str] = field(default_factory=list)  # blocks printed as source (last resort)
+    repaired: dict[str, list[str]] = field(default_factory=dict)  # block -> fragment fixes
 
 
 class _Renderer:
@@ -99,23 +108,38 @@ class _Renderer:
         return Tex(f"{BLOCK_OPEN}{block_id}\n{body}\n{BLOCK_CLOSE}{block_id}")
 
     def verbatim(self, block_id: str, text: str, what: str) -> Tex:
-        """A statement or proof from the TheoryState, typeset exactly as recorded, or shown
-        as its source when it cannot be typeset safely."""
+        """A statement or proof from the TheoryState, typeset as recorded with each problem
+        repaired where it is (fragments.py); shown as its source only as a last resort, with a
+        visible note."""
         text = text.strip()
         if not text:
             return self.wrap(block_id, r"\emph{(no text recorded)}")
         if block_id in self.doc.source_blocks:
-            return self.wrap(block_id, source_block(text))
-        check = sanitize_latex(text, mode="block")
+            return self.as_source(block_id, text, what, "it broke the compilation")
+        bare = looks_like_bare_math(text)
+        rep = repair_fragments(
+            "\\[\n" + text + "\n\\]" if bare else text,
+            labels=self.doc.labels,
+            cite_keys=self.doc.cite.citable_keys(),
+            undefined=self.doc.block_undefined.get(block_id, ()),
+            bad_chars=self.doc.block_bad_chars.get(block_id, ()),
+        )
+        check = sanitize_latex(rep.text, mode="block")
         if check.changed:
-            self.note(
-                f"{what} contains LaTeX that cannot be typeset safely "
-                f"({'; '.join(dict.fromkeys(check.removed))}); it is shown as source text"
-            )
-            return self.wrap(block_id, source_block(text))
-        if looks_like_bare_math(text):
-            return self.wrap(block_id, "\\[\n" + text + "\n\\]")
-        return self.wrap(block_id, text)
+            return self.as_source(block_id, text, what, "; ".join(dict.fromkeys(check.removed)))
+        if rep.fixes:
+            self.info.repaired[block_id] = rep.fixes
+            self.note(f"{what} repaired in place: " + "; ".join(rep.fixes[:5]) + ("; ..." if len(rep.fixes) > 5 else ""))
+        return self.wrap(block_id, rep.text)
+
+    def as_source(self, block_id: str, text: str, what: str, reason: str) -> Tex:
+        self.info.source_shown.append(block_id)
+        self.note(f"{what} is {SOURCE_NOTE_PREFIX} ({reason})")
+        head = (
+            "\\noindent\\emph{[" + escape_text(what[0].upper() + what[1:]) + " could not be typeset and is "
+            "shown as its LaTeX source.]}\\par\n"
+        )
+        return self.wrap(block_id, head + source_block(text))
 
     def prose(self, name: str, *, inline: bool = False) -> Tex:
         raw = self.doc.prose.get(name, "") or ""
@@ -124,6 +148,8 @@ class _Renderer:
         if name in self.doc.plain_prose:
             body: str = escape_text(raw)
         else:
+            if self.doc.labels is not None:
+                raw = normalize_refs(raw, self.doc.labels)
             result = sanitize_latex(
                 raw,
                 mode="prose",
@@ -172,14 +198,59 @@ class _Renderer:
         if view is None:
             return None
         plot = view.has_plot and self.doc.show_plot and "figure:plot" not in self.doc.source_blocks
-        series = []
+        panels = []
         if plot:
-            for s in view.series:
-                data = "\\\\\n".join(f"{t:.6g} {y:.6g}" for t, y in s.points)
-                series.append({"label": s.label, "bound": s.is_bound, "data": Tex("t y\\\\\n" + data + "\\\\")})
+            for panel in view.panels():
+                series = []
+                n_bound = 0
+                n_policy = 0
+                for s in panel.series:
+                    data = "\\\\\n".join(f"{t:.6g} {y:.6g}" for t, y in s.points)
+                    if s.is_bound:
+                        style = f"color=black!75, thick, mark=none, {BOUND_DASHES[n_bound % len(BOUND_DASHES)]}"
+                        n_bound += 1
+                        band = None
+                    else:
+                        color = PALETTE[n_policy % len(PALETTE)]
+                        n_policy += 1
+                        style = f"color={color}, thick, mark=none"
+                        band = None
+                        if s.stderr and any(s.stderr):
+                            upper = [f"{t:.6g} {y + e:.6g}" for (t, y), e in zip(s.points, s.stderr, strict=True)]
+                            lower = [f"{t:.6g} {y - e:.6g}" for (t, y), e in zip(s.points, s.stderr, strict=True)]
+                            band = {
+                                "style": Tex(f"fill={color}, fill opacity=0.18, draw=none, forget plot"),
+                                "data": Tex("t y\\\\\n" + "\\\\\n".join(upper + lower[::-1]) + "\\\\"),
+                            }
+                    series.append(
+                        {"label": s.short_label, "style": Tex(style), "band": band,
+                         "data": Tex("t y\\\\\n" + data + "\\\\")}
+                    )
+                panels.append({"title": f"instance: {panel.instance}" if panel.instance else "",
+                               "log_x": panel.log_x, "series": series})
+        if len(panels) > MAX_PANELS:
+            self.note(f"{len(panels) - MAX_PANELS} plot panel(s) left out (at most {MAX_PANELS}); the CSV has all data")
+            panels = panels[:MAX_PANELS]
+        two = len(panels) > 1
+        for k, panel_ctx in enumerate(panels):
+            panel_ctx["width"] = "0.47" if two else "0.9"
+            last = k == len(panels) - 1
+            panel_ctx["after"] = Tex("" if last else ("\\hfill" if two and k % 2 == 0 else "\\par\\medskip"))
+        instances = list(dict.fromkeys(p["title"][len("instance: "):] for p in panels if p["title"]))
+        caption = f"Mean {view.y_label}" + (f" over {view.runs} runs" if view.runs else " over runs")
+        caption += " for each policy"
+        if any(ser["band"] for p in panels for ser in p["series"]):
+            caption += "; shaded: $\\pm$ one standard error"
+        if any("dash" in str(ser["style"]) or "dotted" in str(ser["style"]) for p in panels for ser in p["series"]):
+            caption += "; dashed: theoretical bounds"
+        caption_tex = escape_text(caption).replace("\\$\\textbackslash{}pm\\$", "$\\pm$")
+        if instances:
+            caption_tex += ". Instances: " + escape_text(", ".join(instances))
+        if view.csv_name:
+            caption_tex += ". Data: \\texttt{" + escape_text(view.csv_name) + "}"
         checks = [
             {
-                "name": c.name,
+                "name": breakable(c.name),
                 "horizon": str(c.horizon),
                 "empirical": f"{fmt(c.empirical_mean)} ± {fmt(c.std_error)}",
                 "theoretical": fmt(c.theoretical),
@@ -189,8 +260,9 @@ class _Renderer:
             for c in view.checks
         ]
         return {
-            "plot": plot,
-            "series": series,
+            "plot": plot and bool(panels),
+            "panels": panels,
+            "caption": Tex(caption_tex + "."),
             "y_label": view.y_label,
             "checks": checks,
             "notes": view.notes,
@@ -231,7 +303,10 @@ class _Renderer:
             else None,
             "unproved_assembly": doc.unproved_assembly,
             "lemmas": self.lemma_context(),
-            "summary": [dict(zip(("name", "status", "level", "checks"), row, strict=True)) for row in doc.summary_rows()],
+            "summary": [
+                dict(zip(("name", "status", "level", "checks"), map(breakable, row), strict=True))
+                for row in doc.summary_rows()
+            ],
             "weakest": doc.weakest,
             "levels": [{"name": lvl, "meaning": LEVEL_MEANING[lvl]} for lvl in doc.levels_used],
             "counterexamples": [
@@ -253,6 +328,8 @@ class _Renderer:
         extra = [key for key, _ in plan.citable() if key not in already]
         ctx["extra_citations"] = Tex(",".join(extra)) if extra else None
         ctx["has_bibliography"] = bool(plan.citable())
+        # an empty section is omitted (the assumptions alone still get the section)
+        ctx["has_preliminaries"] = bool((doc.prose.get("preliminaries") or "").strip() or doc.assumptions)
         return ctx
 
 

@@ -1,9 +1,9 @@
 """Compile, and when the log shows a problem, repair the PaperDoc and compile again.
 
 Order of repairs for each failed compile:
-1. deterministic fixes, by what the log says: drop an undefined citation key; show a verbatim
-   block (statement, proof, assumption) whose text breaks LaTeX as source text instead of
-   editing it; drop the plot when pgfplots is missing or the plot fails; replace characters
+1. deterministic fixes, by what the log says: drop an undefined citation key; in a statement,
+   proof or assumption, set an undefined command as text (fragment repair, fragments.py), and
+   only when the block still breaks LaTeX show it verbatim as source with a visible note; drop the plot when pgfplots is missing or the plot fails; replace characters
    pdflatex cannot set; un-escape an undefined control sequence in prose;
 2. at most MAX_LLM_FIXES model fixes of the offending prose paragraph (structured output);
 3. the offending prose paragraph printed as plain text; finally everything in safe mode.
@@ -87,8 +87,10 @@ def deterministic_fix(doc: PaperDoc, tex: str, result: CompileResult) -> str | N
                 if ch in doc.prose.get(name, ""):
                     doc.prose[name] = doc.prose[name].replace(ch, "?")
                     fixed.append(name)
-            blocks = _blocks_mentioning(doc, re.compile(re.escape(ch)))
-            doc.source_blocks.update(blocks)
+            blocks = [b for b in _blocks_mentioning(doc, re.compile(re.escape(ch)))
+                      if ch not in doc.block_bad_chars.get(b, set())]
+            for b in blocks:
+                doc.block_bad_chars.setdefault(b, set()).add(ch)
             fixed += blocks
         if fixed:
             return "replaced characters pdflatex cannot set in: " + ", ".join(dict.fromkeys(fixed))
@@ -107,7 +109,13 @@ def deterministic_fix(doc: PaperDoc, tex: str, result: CompileResult) -> str | N
                 doc.prose[name] = re.sub(re.escape(cs) + r"(?![A-Za-z])", cs[1:], text)
                 return f"removed the undefined command {cs} from the {name} prose"
             return None  # a model fix, then plain text (see compile_with_repair)
+        cs = err.undefined_control_sequence()
+        undefined = doc.block_undefined.setdefault(block, set())
+        if cs and cs[1:].isalpha() and cs[1:] not in undefined and cs in verbatim_text(doc, block):
+            undefined.add(cs[1:])
+            return f"set the undefined command {cs} in {block} as text"
         if block not in doc.source_blocks:
+            # the last resort: the whole block verbatim, with a visible note (render.as_source)
             doc.source_blocks.add(block)
             return f"showed {block} as source text after: {err.message}"
     if log.errors:

@@ -24,7 +24,7 @@ from eurekaclaw.agents.writer.doc import build_doc
 from eurekaclaw.agents.writer.experiments import ExperimentView, experiment_view
 from eurekaclaw.agents.writer.markdown import render_markdown
 from eurekaclaw.agents.writer.prose import write_prose
-from eurekaclaw.agents.writer.render import render_tex
+from eurekaclaw.agents.writer.render import SOURCE_NOTE_PREFIX, render_tex
 from eurekaclaw.agents.writer.repair import BIB_NAME, TEX_NAME, compile_with_repair, copy_pdf
 from eurekaclaw.errors import LLMError, StageFailedError
 from eurekaclaw.store.files import atomic_write_text
@@ -171,12 +171,19 @@ class WriterAgent(BaseAgent):
         return output
 
 
+def source_blocks_shown(output: PaperOutput) -> int:
+    """How many statements/proofs had to be printed as LaTeX source (the last resort)."""
+    return sum(1 for n in output.notes if SOURCE_NOTE_PREFIX in n)
+
+
 def _summary(output: PaperOutput) -> str:
+    shown = source_blocks_shown(output)
+    extra = f"; {shown} statement(s)/proof(s) shown as LaTeX source, see paper.md notes" if shown else ""
     if output.compiled:
-        return f"paper written and compiled (weakest verification level: {output.weakest_level})"
+        return f"paper written and compiled (weakest verification level: {output.weakest_level}){extra}"
     if output.compile_error:
-        return f"paper written; compilation failed: {output.compile_error[:160]}"
-    return "paper written (.tex and .md; no LaTeX toolchain to build the PDF)"
+        return f"paper written; compilation failed: {output.compile_error[:160]}{extra}"
+    return f"paper written (.tex and .md; no LaTeX toolchain to build the PDF){extra}"
 
 
 class WriteStage(Stage):

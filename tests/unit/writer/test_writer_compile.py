@@ -124,12 +124,15 @@ async def test_repair_fixes_statement_and_prose_deterministically(tmp_path: Path
     doc = build_doc(theory, plan_citations(wh.bibliography()), None, prose)
     outcome = await compile_with_repair(doc, tmp_path / "latex", toolchain, TIMEOUT)
     assert outcome.compiled, outcome.error
-    # the prose lost the unknown command; the statement was not edited but shown as source
+    # the prose lost the unknown command; in the statement only the unknown command became
+    # text, the rest is typeset (no source block)
     assert doc.prose["preliminaries"] == "Let $Rset$ be the reals."
-    assert "lemma:2:statement" in doc.source_blocks
-    assert any("showed lemma:2:statement as source" in a for a in outcome.actions)
+    assert doc.source_blocks == set()
+    assert doc.block_undefined["lemma:2:statement"] == {"undefinedmacro"}
+    assert any("undefined command \\undefinedmacro in lemma:2:statement as text" in a for a in outcome.actions)
     assert outcome.llm_fixes == 0
-    assert "\\undefinedmacro{x} \\le 1" in _pdf_text(outcome.pdf)
+    text = _pdf_text(outcome.pdf)
+    assert "\\undefinedmacro" in text and "≤ 1" in text and "\\le" not in text
 
 
 async def test_repair_asks_the_model_then_falls_back_to_plain_text(tmp_path: Path) -> None:

@@ -47,10 +47,10 @@ def test_every_lemma_carries_its_level_in_head_margin_and_table() -> None:
         head = re.search(r"\\begin\{lemma\}\[\\texttt\{" + lid + r"\}; \\eclevel\{verified: (\w+)\}", tex)
         assert head and head.group(1) == level
         assert f"Lemma {lid} & proved & {level} &" in tex
-    assert tex.count("\\ecmargin{verified: reviewed}") == 1
+    assert "\\ecmargin" not in tex  # the tag is in the head; no margin note repeats it
     # the weakest level used is stated (cited is weaker than reviewed and smt)
     assert "The weakest verification level used in this paper is\n\\textbf{cited}" in tex
-    assert "the weakest verification level used by its lemmas is 'cited'" in tex
+    assert "the weakest verification level used by its lemmas is cited" in tex
     # the root lemma is the theorem, not a separate lemma
     assert "\\texttt{main}" not in tex
 
@@ -147,12 +147,40 @@ def test_cite_keys_are_deterministic_and_unique() -> None:
 def test_experiment_plot_and_bound_table() -> None:
     tex, _ = render_tex(_doc())
     assert "\\usepackage{pgfplots}" in tex
-    assert "xmode=log" in tex
-    assert tex.count("\\addplot+") == 3
-    assert tex.count("mark=none, dashed]") == 1  # the bound series only
+    assert "xmode=log" in tex  # the horizon spans four decades
+    assert tex.count("\\addlegendentry") == 3
+    assert tex.count(", dashed]") == 1  # the bound series only
+    assert tex.count("fill opacity=0.18") == 2  # ± s.e. bands for the two policies
     assert "\\addlegendentry{ucb1\\_gap\\_free (bound)}" in tex
-    assert "ucb1\\_log\\_T & 10000 & 2036 ± 1.2 & 40 & NO & -1996" in tex
+    assert "ylabel={cumulative regret}" in tex
+    assert "legend style={font=\\scriptsize, at={(0.5,-0.32)}, anchor=north" in tex  # outside the plot
+    assert "Mean cumulative regret over 50 runs for each policy" in tex
+    assert "ucb1\\_\\allowbreak{}log\\_\\allowbreak{}T & 10000 & 2036 ± 1.2 & 40 & NO & -1996" in tex
     assert "\\section{Experiments}" in tex
+
+
+def test_one_panel_per_instance_with_a_handful_of_series(tmp_path: Path) -> None:
+    rows = ["series,t,mean,stderr,q10,q50,q90"]
+    for inst in ("easy", "hard"):
+        for k in range(7):
+            rows += [f"pol{k}@{inst},{t},{t * 0.1 * (k + 1)},0.5,0,0,0" for t in (10, 20, 40)]
+        rows += [f"bound:gap_free@{inst},{t},{t},0,0,0,0" for t in (10, 20, 40)]
+    (tmp_path / "r.csv").write_text("\n".join(rows))
+    result = wh.experiment()
+    result.plot_csv = "r.csv"
+    view = experiment_view(result, tmp_path)
+    assert view is not None
+    panels = view.panels()
+    assert [p.instance for p in panels] == ["easy", "easy", "hard", "hard"]
+    assert all(len([s for s in p.series if not s.is_bound]) <= 5 for p in panels)
+    assert all(any(s.is_bound for s in p.series) for p in panels)  # bounds in every panel
+    assert not any(p.log_x for p in panels)  # 10..40 is not two decades
+    doc = build_doc(wh.theory(), plan_citations(wh.bibliography()), view, dict(wh.GOOD_PROSE))
+    tex, _ = render_tex(doc)
+    assert "title={instance: easy}" in tex and "title={instance: hard}" in tex
+    assert "\\addlegendentry{pol0}" in tex and "pol0@easy" not in tex
+    assert "xmode=log" not in tex
+    assert "Instances: easy, hard" in tex
 
 
 def test_no_experiment_means_no_section_and_no_pgfplots() -> None:
@@ -174,13 +202,15 @@ def test_plot_csv_is_thinned_on_a_log_grid(tmp_path: Path) -> None:
     assert notes and "3 row(s)" in notes[0]
 
 
-def test_hostile_statement_is_shown_as_source_not_executed() -> None:
+def test_hostile_fragment_is_shown_as_text_not_executed() -> None:
     theory = wh.theory()
-    theory.lemma_dag["L3"].statement = "Bound holds. \\input{/etc/passwd}"
+    theory.lemma_dag["L3"].statement = "Bound holds for $x_i$. \\input{/etc/passwd}"
     tex, info = render_tex(_doc(theory))
     assert "\\input{/etc/passwd}" not in tex
-    assert "Bound holds. \\textbackslash{}input\\{/etc/passwd\\}" in tex
-    assert any("lemma L3" in n and "source text" in n for n in info.notes)
+    # only the forbidden fragment becomes text; the rest of the statement is typeset
+    assert "Bound holds for $x_i$. \\textnormal{\\texttt{\\textbackslash{}input\\{/etc/passwd\\}}}" in tex
+    assert any("lemma L3" in n and "repaired in place" in n for n in info.notes)
+    assert info.source_shown == []
 
 
 def test_block_markers_locate_lines() -> None:
@@ -215,3 +245,82 @@ def test_markdown_prose_shows_plain_characters_not_tex_escapes() -> None:
     prose["title"] = escape_text("Regret of x^2 ~ T_i with 50% & #1 {a} \\ b")
     md = render_markdown(build_doc(theory, plan_citations(wh.bibliography()), None, prose))
     assert md.splitlines()[0] == "# Regret of x^2 ~ T_i with 50% & #1 {a} \\ b"
+
+
+def test_label_scheme_is_shared_with_the_assembly() -> None:
+    from eurekaclaw.agents.theory.assembly import REF_RE
+    from eurekaclaw.agents.writer.labels import (
+        THEOREM_LABEL,
+        LabelMap,
+        cited_lemma_ids,
+        lemma_label,
+    )
+
+    ids = ["pull_event", "conc.1", "step:2", "L3b", "ünï"]
+    for lid in ids[:4]:
+        assert lemma_label(lid) == f"lem:{lid}"  # exactly what the prover prompt tells the model
+    assert lemma_label("ünï").startswith("lem:uni-") and lemma_label("ünï").isascii()
+    proof = "By Lemma~\\ref{lem:pull_event}, \\cref{lem:conc.1} and \\ref{lem:step:2} and \\ref{lem:ünï}."
+    assert cited_lemma_ids(proof) == ["pull_event", "conc.1", "step:2", "ünï"]
+    assert REF_RE.findall(proof) == ["pull_event", "conc.1", "step:2", "ünï"]
+    labels = LabelMap(ids, "main_thm")
+    assert labels.resolve("lem:ünï") == lemma_label("ünï")
+    assert labels.resolve("lem:pull-event") == "lem:pull_event"  # a slip, forgiven
+    assert labels.resolve("lem:main_thm") == THEOREM_LABEL
+    assert labels.resolve("lem:nothing") is None
+
+
+def test_a_proof_with_problems_is_repaired_fragment_by_fragment() -> None:
+    from eurekaclaw.agents.writer.fragments import repair_fragments
+
+    rep = repair_fragments("Since mu_i \\le 1 and pull_event holds for 50% of arms, {done")
+    assert rep.text == "Since $\\mu_i \\le 1$ and pull\\_event holds for 50\\% of arms, {done}"
+    rep = repair_fragments("Then \\input{/etc/passwd} and $x_1$.")
+    assert rep.text == "Then \\textnormal{\\texttt{\\textbackslash{}input\\{/etc/passwd\\}}} and $x_1$."
+
+
+def test_a_block_that_cannot_be_repaired_is_source_with_a_visible_note() -> None:
+    theory = wh.theory()
+    theory.proven_lemmas["L3"].proof = "Proof. \\begin{verbatim}x\\end{verbatim} \\catcode`\\^=7 ^^5cinput{x}"
+    doc = _doc(theory)
+    doc.source_blocks.add("lemma:2:proof")  # e.g. after the compile log kept pointing at it
+    tex, info = render_tex(doc)
+    assert info.source_shown == ["lemma:2:proof"]
+    assert "The proof of lemma L3 could not be typeset and is shown as its LaTeX source." in tex
+    assert any("shown as LaTeX source" in n for n in info.notes)
+
+
+def test_fallback_prose_is_conditional_on_the_data_and_escapes_the_statement() -> None:
+    from eurekaclaw.agents.writer.prose import fallback_prose
+
+    theory = wh.unproved_theory()
+    theory.informal_statement = "For all x_i, 100% of $\\input{/etc/passwd} & more."
+    theory.assumptions = []
+    prose = fallback_prose(theory, plan_citations(wh.bibliography()), None)
+    assert "\\input{" not in prose["introduction"] and "\\textbackslash{}input" in prose["introduction"]
+    assert "For all $x_i$, 100\\% of $\\textnormal{\\texttt{\\textbackslash{}input" in prose["abstract"]
+    assert "\\& more.$" in prose["abstract"]
+    assert "decomposed into 3 lemma(s), of which 2 were established" in prose["introduction"]
+    assert prose["preliminaries"] == ""
+    theory.lemma_dag = {k: v for k, v in theory.lemma_dag.items() if v.is_root}
+    prose = fallback_prose(theory, plan_citations(wh.bibliography()), None)
+    assert "0 lemma" not in prose["introduction"]
+    assert "No decomposition into lemmas was recorded" in prose["introduction"]
+    tex, _ = render_tex(build_doc(theory, plan_citations(wh.bibliography()), None, prose))
+    assert "\\section{Preliminaries}" not in tex  # empty section omitted
+
+
+def test_prose_claiming_a_proof_of_an_unproved_statement_is_dropped() -> None:
+    from eurekaclaw.agents.writer.honest import check_prose
+
+    prose = {
+        "title": "A Proof of the Gap-Free Bound",
+        "abstract": "We study UCB1. We prove Theorem 4, a new theorem. The analysis uses concentration.",
+        "introduction": "Bandits matter. In this paper we show that the bound holds.",
+    }
+    out, notes = check_prose(prose, False, "UCB1 regret")
+    assert out["title"] == "UCB1 regret"
+    assert out["abstract"] == "We study UCB1. The analysis uses concentration."
+    assert out["introduction"] == "Bandits matter."
+    assert len(notes) == 3
+    assert check_prose(prose, True, "x") == (prose, [])
