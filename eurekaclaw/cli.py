@@ -40,6 +40,11 @@ OutputOpt = Annotated[
 ]
 GateOpt = Annotated[str | None, typer.Option("--gate", help="Pause between stages: none | auto | human.")]
 BudgetOpt = Annotated[float | None, typer.Option("--budget-usd", min=0.0, help="Stop cleanly before spending more than this.")]
+BudgetTokensOpt = Annotated[
+    int | None,
+    typer.Option("--budget-tokens", min=0, help="Stop cleanly before using more tokens than this "
+                 "(input + output + cache); the cap for models without a known price."),
+]
 LLMOpt = Annotated[
     str | None,
     typer.Option("--llm", help="Backend override: anthropic | openai_compat | local | scripted:<file> | replay:<session>."),
@@ -61,6 +66,11 @@ def _setup_logging(verbose: bool) -> None:
     )
     for noisy in ("httpx", "httpcore", "anthropic", "filelock", "asyncio"):
         logging.getLogger(noisy).setLevel(logging.INFO if verbose else logging.WARNING)
+    from eurekaclaw.redact import ScrubFilter
+
+    for handler in logging.getLogger().handlers:  # no secret in any log line
+        if not any(isinstance(f, ScrubFilter) for f in handler.filters):
+            handler.addFilter(ScrubFilter())
 
 
 def _log_input_error(message: str) -> None:
@@ -105,6 +115,15 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             err().print("[magenta]interrupted[/]: the session was checkpointed; `eurekaclaw sessions` lists it, `eurekaclaw resume <id>` continues it")
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except Exception as exc:  # noqa: BLE001 - a bug must still end in one line
+            from eurekaclaw.errors import StorageError, storage_errors
+
+            if isinstance(exc, OSError) and storage_errors(exc.errno):
+                # a full or read-only disk outside the store: still one line with the fix
+                storage = StorageError(exc.filename or "a file", exc)
+                if verbose:
+                    err().print_exception()
+                err().print(Text("error: ", style="bold red") + Text(storage.user_message()), highlight=False)
+                raise typer.Exit(storage.exit_code) from None
             if verbose:
                 err().print_exception()
             err().print(
@@ -117,12 +136,14 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _settings(gate: str | None = None) -> Any:
+def _settings(gate: str | None = None, budget_tokens: int | None = None) -> Any:
     from eurekaclaw.config import load_settings
 
-    overrides = {}
+    overrides: dict[str, Any] = {}
     if gate is not None:
         overrides["gate_mode"] = gate
+    if budget_tokens is not None:
+        overrides["eurekaclaw_budget_tokens"] = budget_tokens
     return load_settings(**overrides)
 
 
@@ -154,10 +175,30 @@ def _finish(result: Any, as_json: bool) -> None:
     from eurekaclaw.console import out
 
     if as_json:
-        out().print_json(result.model_dump_json())
+        data = result.model_dump(mode="json")
+        if not _usage_of(result.session_dir).get("cost_known", True):
+            data["cost_usd"], data["cost_known"] = None, False
+        out().print_json(json.dumps(data))
     else:
         _print_result(result)
     raise typer.Exit(0 if result.status == "completed" else EXIT_FAILED)
+
+
+def _usage_of(session_dir: Any) -> dict[str, Any]:
+    from pathlib import Path
+
+    from eurekaclaw.store.session import read_usage
+
+    return read_usage(Path(session_dir)) if session_dir else {}
+
+
+def _cost_text(session_dir: Any, cost_usd: float) -> str:
+    """"$0.0123", or "unknown" when a model without a price was called (never a false $0)."""
+    usage = _usage_of(session_dir)
+    if usage.get("cost_known", True):
+        return f"${cost_usd:.4f}"
+    priced = float(usage.get("priced_cost_usd") or 0.0)
+    return f"unknown (≥ ${priced:.4f} priced)" if priced else "unknown"
 
 
 def _print_result(result: Any) -> None:
@@ -180,20 +221,21 @@ def _print_result(result: Any) -> None:
                         "them (self-review); use --review-llm for an independent reviewer[/]")
         if result.theory_status != "proved" and result.theory_reason:
             out().print(f"why: {result.theory_reason}", markup=False, highlight=False)
-    out().print(f"cost: ${result.cost_usd:.4f} over {result.llm_calls} LLM calls")
+    out().print(f"cost: {_cost_text(result.session_dir, result.cost_usd)} over {result.llm_calls} LLM calls",
+                markup=False, highlight=False)
     out().print(f"session directory: {result.session_dir}")
     if result.output_dir:
         out().print(f"artefacts copied to: {result.output_dir}")
 
 
 def _launch(spec_fields: dict[str, Any], *, output: str | None, gate: str | None, budget: float | None, llm: str | None,
-            as_json: bool, review_llm: str | None = None) -> None:
+            as_json: bool, review_llm: str | None = None, budget_tokens: int | None = None) -> None:
     import asyncio
 
     from eurekaclaw.orchestrator.inputs import check_output_dir
     from eurekaclaw.types.tasks import InputSpec
 
-    settings = _settings(gate)
+    settings = _settings(gate, budget_tokens)
     spec = InputSpec(**spec_fields, gate_mode=gate, budget_usd=budget, output_dir=check_output_dir(output))
     orchestrator = _start_orchestrator(settings, llm, as_json, review_llm)
     result = asyncio.run(orchestrator.run(spec))
@@ -213,6 +255,7 @@ def prove(
     output: OutputOpt = None,
     gate: GateOpt = None,
     budget_usd: BudgetOpt = None,
+    budget_tokens: BudgetTokensOpt = None,
     llm: LLMOpt = None,
     review_llm: ReviewLLMOpt = None,
     json_out: JsonOpt = False,
@@ -225,7 +268,7 @@ def prove(
     from eurekaclaw.orchestrator.inputs import clean_statement
 
     text = clean_statement(statement)
-    _launch({"mode": "prove", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm)
+    _launch({"mode": "prove", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm, budget_tokens=budget_tokens)
 
 
 @app.command("from-papers")
@@ -236,6 +279,7 @@ def from_papers(
     output: OutputOpt = None,
     gate: GateOpt = None,
     budget_usd: BudgetOpt = None,
+    budget_tokens: BudgetTokensOpt = None,
     llm: LLMOpt = None,
     review_llm: ReviewLLMOpt = None,
     json_out: JsonOpt = False,
@@ -248,7 +292,7 @@ def from_papers(
     from eurekaclaw.orchestrator.inputs import check_paper_ids
 
     ids = check_paper_ids(paper_ids)
-    _launch({"mode": "from-papers", "paper_ids": ids, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm)
+    _launch({"mode": "from-papers", "paper_ids": ids, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm, budget_tokens=budget_tokens)
 
 
 @app.command()
@@ -259,6 +303,7 @@ def explore(
     output: OutputOpt = None,
     gate: GateOpt = None,
     budget_usd: BudgetOpt = None,
+    budget_tokens: BudgetTokensOpt = None,
     llm: LLMOpt = None,
     review_llm: ReviewLLMOpt = None,
     json_out: JsonOpt = False,
@@ -271,7 +316,7 @@ def explore(
     from eurekaclaw.orchestrator.inputs import clean_statement
 
     text = clean_statement(area, what="research area")
-    _launch({"mode": "explore", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm)
+    _launch({"mode": "explore", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm, budget_tokens=budget_tokens)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -284,6 +329,7 @@ def explore(
 def resume(
     session_id: Annotated[str, typer.Argument(help="Session id or a unique prefix (≥ 6 characters).")],
     budget_usd: BudgetOpt = None,
+    budget_tokens: BudgetTokensOpt = None,
     llm: LLMOpt = None,
     review_llm: ReviewLLMOpt = None,
     json_out: JsonOpt = False,
@@ -294,7 +340,7 @@ def resume(
 
     from eurekaclaw.store.session import Workspace
 
-    settings = _settings()
+    settings = _settings(budget_tokens=budget_tokens)
     session = Workspace(settings.eurekaclaw_dir).resolve(session_id)
     orchestrator = _start_orchestrator(settings, llm, json_out, review_llm)
     result = asyncio.run(orchestrator.resume(session, budget_usd=budget_usd))
@@ -338,8 +384,15 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
             meta.status = "interrupted"
         rows.append(meta)
     rows.sort(key=lambda m: m.created_at, reverse=True)
+    runs = Workspace(_settings().eurekaclaw_dir).runs_dir
     if json_out:
-        out().print_json(json.dumps([m.model_dump(mode="json") for m in rows]))
+        listed = []
+        for m in rows:
+            data = m.model_dump(mode="json")
+            if not _usage_of(runs / m.session_id).get("cost_known", True):
+                data["cost_usd"], data["cost_known"] = None, False
+            listed.append(data)
+        out().print_json(json.dumps(listed))
         return
     table = Table(show_header=True)
     for col in ("id", "mode", "statement", "status", "cost", "date"):
@@ -348,7 +401,8 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
         text = m.statement or " ".join(m.paper_ids)
         short = text if len(text) <= 50 else text[:47] + "..."
         status = m.status + (f" ({m.theory_status})" if m.theory_status else "")
-        table.add_row(m.session_id, m.mode, short, status, f"${m.cost_usd:.4f}", m.created_at.strftime("%Y-%m-%d %H:%M"))
+        table.add_row(m.session_id, m.mode, short, status, _cost_text(runs / m.session_id, m.cost_usd),
+                      m.created_at.strftime("%Y-%m-%d %H:%M"))
     out().print(table if rows else "no sessions yet")
 
 

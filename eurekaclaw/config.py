@@ -17,7 +17,19 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, Settin
 
 from eurekaclaw.errors import ConfigError
 
-BackendName = Literal["anthropic", "openai_compat", "local", "scripted", "replay"]
+# The built-in LLM backends; plugins add theirs through this entry-point group
+# (eurekaclaw/llm/registry.py). The one list: the registry and the settings both read it.
+BUILTIN_BACKENDS = ("anthropic", "openai_compat", "local", "scripted", "replay")
+LLM_BACKENDS_GROUP = "eurekaclaw.llm_backends"
+BackendName = str
+
+
+def installed_backend_names() -> list[str]:
+    """Built-in backends, then the names plugins registered (without importing them)."""
+    from importlib.metadata import entry_points
+
+    plugins = sorted({ep.name.replace("-", "_") for ep in entry_points(group=LLM_BACKENDS_GROUP)})
+    return [*BUILTIN_BACKENDS, *(p for p in plugins if p not in BUILTIN_BACKENDS)]
 GateMode = Literal["none", "auto", "human"]
 TheoryPipeline = Literal["default", "memory_guided"]
 ExperimentMode = Literal["auto", "true", "false"]
@@ -53,10 +65,12 @@ class Settings(BaseSettings):
     eurekaclaw_local_model: Path | None = None
     local_threads: int = Field(default=0, ge=0, le=256)
     local_context: int = Field(default=4096, ge=512, le=1_048_576)
-    llm_max_retries: int = Field(default=4, ge=0, le=20)
-    llm_outer_retries: int = Field(default=6, ge=0, le=100)
+    # One retry layer (eurekaclaw/http_retry.py): a call makes at most LLM_MAX_RETRIES + 1 requests.
+    llm_max_retries: int = Field(default=6, ge=0, le=20)
+    llm_outer_retries: int = Field(default=6, ge=0, le=100)  # deprecated: only `eval-session` reads it
     llm_retry_base_s: float = Field(default=10.0, ge=0.0, le=3600.0)
-    llm_retry_max_s: float = Field(default=300.0, ge=0.0, le=86_400.0)
+    llm_retry_max_s: float = Field(default=300.0, ge=0.0, le=86_400.0)  # one wait, Retry-After included
+    llm_retry_total_s: float = Field(default=900.0, ge=0.0, le=86_400.0)  # all waits of one call
     llm_timeout_s: float = Field(default=600.0, gt=0.0, le=86_400.0)
 
     # --- storage ----------------------------------------------------------------------------
@@ -76,6 +90,12 @@ class Settings(BaseSettings):
     experiment_mode: ExperimentMode = "auto"
     latex_timeout_s: float = Field(default=180.0, gt=0.0, le=3600.0)  # per paper compilation
     eurekaclaw_budget_usd: float | None = Field(default=None, ge=0.0)
+    # A cap on tokens (input + output + cache) for models without a known price.
+    eurekaclaw_budget_tokens: int | None = Field(default=None, ge=0)
+    # USD per million input / output tokens of the configured model(s); both set = they price
+    # every call of the session (they win over the built-in table).
+    llm_price_input_per_m: float | None = Field(default=None, ge=0.0)
+    llm_price_output_per_m: float | None = Field(default=None, ge=0.0)
 
     # --- mechanical verification (docs/verification.md) -------------------------------------
     falsifier_budget_s: float = Field(default=2.0, gt=0.0, le=600.0)
@@ -112,6 +132,17 @@ class Settings(BaseSettings):
     direction_weights: Annotated[tuple[float, float, float], NoDecode] = (0.4, 0.35, 0.25)
     eval_weights: Annotated[tuple[float, float, float, float, float], NoDecode] = (
         0.35, 0.25, 0.15, 0.15, 0.10)
+
+    @field_validator("llm_backend")
+    @classmethod
+    def _known_backend(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        name = value.partition(":")[0].strip().replace("-", "_")
+        allowed = installed_backend_names()
+        if name not in allowed:
+            raise ValueError(f"allowed values are {'|'.join(allowed)}")
+        return value
 
     @field_validator("direction_weights", "eval_weights", mode="before")
     @classmethod

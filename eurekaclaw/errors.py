@@ -24,7 +24,9 @@ class EurekaError(Exception):
         self.hint = hint
 
     def user_message(self) -> str:
-        return f"{self.message} ({self.hint})" if self.hint else self.message
+        from eurekaclaw.redact import scrub
+
+        return scrub(f"{self.message} ({self.hint})" if self.hint else self.message)
 
 
 class BadInputError(EurekaError):
@@ -79,10 +81,17 @@ class LLMError(EurekaError):
 class LLMRetryableError(LLMError):
     """429, 529, 5xx, timeouts, connection failures: worth waiting and trying again."""
 
-    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, *, status: int | None = None, retry_after: float | None = None,
+        reason: str | None = None, usage: object | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
+        # a short label for the record: rate_limited, overloaded, http_503, timeout, connection,
+        # bad_body, error_in_body, no_choices
+        self.reason = reason or (f"http_{status}" if status else "error")
+        self.usage = usage  # tokens the server billed for this failed attempt, when it said
 
 
 class LLMFatalError(LLMError):
@@ -107,3 +116,57 @@ class LLMOutputError(LLMError):
         super().__init__(message)
         self.kind = kind
         self.raw = raw
+
+
+# --- storage -------------------------------------------------------------------------------------
+
+_STORAGE_FIXES = {
+    "ENOSPC": "free space",
+    "EDQUOT": "free space (disk quota exceeded)",
+    "EROFS": "make the file system writable",
+    "EACCES": "make the directory writable for this user",
+    "EPERM": "make the directory writable for this user",
+}
+
+
+class StorageError(EurekaError, OSError):
+    """A session file could not be written (disk full, read-only, permissions). Still an OSError
+    for callers that tolerate a failed write (the HTTP cache); the CLI shows one line naming the
+    path and the fix, and the session stays resumable from its last checkpoint."""
+
+    exit_code = EXIT_FAILED
+
+    def __init__(self, path: object, cause: OSError, *, session_id: str | None = None) -> None:
+        import errno as _errno
+        import os as _os
+
+        self.path = str(path)
+        self.cause = cause
+        self.errno_name = _errno.errorcode.get(cause.errno or 0, "")
+        self.session_id = session_id
+        reason = _os.strerror(cause.errno) if cause.errno else str(cause)
+        super().__init__(f"cannot write {self.path}: {reason}", hint=self._fix())
+        self.errno = cause.errno
+        self.strerror = reason
+        self.filename = self.path
+
+    def _fix(self) -> str:
+        fix = _STORAGE_FIXES.get(self.errno_name, "check the disk and the directory's permissions")
+        if self.session_id:
+            return f"{fix}, then `eurekaclaw resume {self.session_id}`"
+        return f"{fix}, then run the command again"
+
+    def for_session(self, session_id: str) -> StorageError:
+        """The same error, with the resume command of the session it interrupted."""
+        err = StorageError(self.path, self.cause, session_id=session_id)
+        return err
+
+    def __str__(self) -> str:
+        return self.user_message()
+
+
+def storage_errors(errno_value: int | None) -> bool:
+    """Whether an OSError is the disk's or the permissions' fault (not a bug)."""
+    import errno as _errno
+
+    return errno_value in {_errno.ENOSPC, _errno.EDQUOT, _errno.EROFS, _errno.EACCES, _errno.EPERM}

@@ -1,9 +1,10 @@
 """The `anthropic` backend on the official SDK.
 
 Structured output is a forced tool call whose input schema is the output model's JSON schema;
-the stable system prefix carries `cache_control` so repeated role instructions are cached; the
-SDK does its own quick retries (LLM_MAX_RETRIES, honouring Retry-After); whatever still fails is
-mapped to our error classes by exception type and HTTP status, never by message text.
+the stable system prefix carries `cache_control` so repeated role instructions are cached. The
+SDK's own retries are off (max_retries=0): the session client is the one retry layer
+(eurekaclaw/http_retry.py). Failures are mapped to our error classes by exception type and HTTP
+status, never by message text.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from eurekaclaw.errors import (
     LLMRetryableError,
     MissingConfigError,
 )
-from eurekaclaw.llm.openai_compat import hide_secret, output_tool_name, parse_retry_after
+from eurekaclaw.http_retry import parse_retry_after, retryable_status, status_reason
+from eurekaclaw.llm.client import BaseLLMClient
+from eurekaclaw.llm.openai_compat import hide_secret, output_tool_name
 from eurekaclaw.llm.types import (
     LLMRequest,
     LLMResponse,
@@ -35,10 +38,9 @@ from eurekaclaw.llm.types import (
     ToolUseBlock,
     Usage,
 )
+from eurekaclaw.redact import register_secret
 
 CONNECT_TIMEOUT_S = 10.0
-# The statuses the SDK itself retries (request timeout, lock timeout, rate limit); 5xx incl. 529.
-RETRYABLE_STATUS = frozenset({408, 409, 429})
 
 _STOP: dict[str, StopReason] = {
     "end_turn": "end_turn",
@@ -58,7 +60,7 @@ def sdk_httpx() -> ModuleType:
     return sys.modules[base.__module__.partition(".")[0]]
 
 
-class AnthropicBackend:
+class AnthropicBackend(BaseLLMClient):
     name = "anthropic"
 
     def __init__(self, settings: Settings, *, http_client: Any = None) -> None:
@@ -66,9 +68,10 @@ class AnthropicBackend:
             raise MissingConfigError("the anthropic backend needs ANTHROPIC_API_KEY")
         self.settings = settings
         self._key = settings.anthropic_api_key.get_secret_value()
+        register_secret(self._key)
         kwargs: dict[str, Any] = {
             "api_key": self._key,
-            "max_retries": settings.llm_max_retries,
+            "max_retries": 0,  # one retry layer: the session client's
             "timeout": anthropic.Timeout(settings.llm_timeout_s, connect=CONNECT_TIMEOUT_S),
         }
         if settings.anthropic_base_url:
@@ -189,20 +192,23 @@ class AnthropicBackend:
                 return LLMAuthError(text + " (check ANTHROPIC_API_KEY)", status=status)
             if (
                 isinstance(exc, anthropic.RateLimitError | anthropic.InternalServerError)
-                or status in RETRYABLE_STATUS
-                or status >= 500
+                or retryable_status(status)
             ):
                 return LLMRetryableError(
-                    text, status=status, retry_after=parse_retry_after(exc.response.headers)
+                    text, status=status, retry_after=parse_retry_after(exc.response.headers),
+                    reason=status_reason(status),
                 )
             return LLMFatalError(text, status=status)
         if isinstance(exc, anthropic.APITimeoutError):
-            return LLMRetryableError("the Anthropic API request timed out")
+            return LLMRetryableError("the Anthropic API request timed out", reason="timeout")
         if isinstance(exc, anthropic.APIConnectionError):
             cause = (
                 type(exc.__cause__).__name__ if exc.__cause__ is not None else "connection error"
             )
-            return LLMRetryableError(f"cannot reach the Anthropic API ({cause})")
+            return LLMRetryableError(f"cannot reach the Anthropic API ({cause})", reason="connection")
+        if isinstance(exc, anthropic.APIResponseValidationError):
+            # a 200 whose body is not the API's shape (a proxy's page, a torn body): try again
+            return LLMRetryableError("the Anthropic API answered with an unreadable body", reason="bad_body")
         return LLMFatalError(f"Anthropic SDK error: {type(exc).__name__}")
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from eurekaclaw.config import Settings
 from eurekaclaw.errors import EurekaError, LLMFatalError, LLMOutputError
+from eurekaclaw.llm.client import BaseLLMClient
 from eurekaclaw.llm.local_grammar import SMALL_MODEL_PARAMS, json_grammar
 from eurekaclaw.llm.local_models import resolve_model
 from eurekaclaw.llm.session_client import extract_json
@@ -330,7 +331,7 @@ def fit_context(
 REVIEW_MIN_PARAMS = 7_000_000_000
 
 
-class LocalBackend:
+class LocalBackend(BaseLLMClient):
     name = "local"
 
     def __init__(self, settings: Settings) -> None:

@@ -6,20 +6,20 @@ support: `json_schema` (response_format), `tool` (a forced function call) and `p
 in the system prompt, JSON taken from the text). Failures are classified by HTTP status or httpx
 exception type only; the server's message is shown to the user but never inspected.
 
-This module also holds the two helpers both network backends share (`parse_retry_after`,
-`output_tool_name`); it imports nothing heavy, so the anthropic backend can use them without the
-openai_compat backend pulling in the anthropic SDK.
+Each `complete` is one HTTP request: the session client is the one retry layer
+(eurekaclaw/http_retry.py). A non-JSON 200, a 200 carrying an error and a reply without choices
+are raised as retryable, like 408/409/429/5xx, timeouts and connection failures.
+
+This module also holds `output_tool_name`, which the anthropic backend shares; it imports nothing
+heavy, so the anthropic backend can use it without pulling in this backend's dependencies.
 """
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import logging
-import random
 import re
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -34,6 +34,8 @@ from eurekaclaw.errors import (
     LLMRetryableError,
     MissingConfigError,
 )
+from eurekaclaw.http_retry import parse_retry_after, retryable_status, status_reason
+from eurekaclaw.llm.client import BaseLLMClient
 from eurekaclaw.llm.session_client import extract_json
 from eurekaclaw.llm.types import (
     LLMRequest,
@@ -46,14 +48,11 @@ from eurekaclaw.llm.types import (
     ToolUseBlock,
     Usage,
 )
+from eurekaclaw.redact import register_secret, scrub
 
 log = logging.getLogger(__name__)
 
-# Quick in-backend retries for short blips; SessionLLM adds the long, patient waits on top.
-INITIAL_BACKOFF_S = 0.5
-MAX_BACKOFF_S = 8.0
 CONNECT_TIMEOUT_S = 10.0
-RETRYABLE_STATUS = frozenset({408, 429})
 
 _NAME_RE = re.compile(r"[^a-zA-Z0-9_-]")
 _FINISH: dict[str, StopReason] = {
@@ -73,39 +72,17 @@ def output_tool_name(output: type[BaseModel]) -> str:
     return _NAME_RE.sub("_", f"submit_{output.__name__}")[:64]
 
 
-def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
-    """Seconds to wait from `retry-after-ms`, or `Retry-After` as seconds or an HTTP date."""
-    if not headers:
-        return None
-    millis = headers.get("retry-after-ms")
-    if millis is not None:
-        try:
-            return max(0.0, float(millis) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    parsed = email.utils.parsedate_tz(value)
-    if parsed is None:
-        return None
-    now = time.time() if now is None else now
-    return max(0.0, float(email.utils.mktime_tz(parsed)) - now)
-
-
-def hide_secret(text: str, secret: str | None) -> str:
+def hide_secret(text: str, secret: str | None = None) -> str:
     """Servers sometimes echo the key they rejected; it must not reach a message or a log."""
-    return text.replace(secret, "[REDACTED]") if secret else text
+    if secret:
+        register_secret(secret)
+    return scrub(text)
 
 
 # --- the backend -------------------------------------------------------------------------------------
 
 
-class OpenAICompatBackend:
+class OpenAICompatBackend(BaseLLMClient):
     name = "openai_compat"
 
     def __init__(
@@ -125,6 +102,7 @@ class OpenAICompatBackend:
         self.structured_mode = settings.openai_compat_structured
         key = settings.openai_compat_api_key
         self._key = key.get_secret_value() if key is not None else None
+        register_secret(self._key)
         self._client = http_client
         self._transport = transport
         self._sleep = sleep
@@ -188,71 +166,61 @@ class OpenAICompatBackend:
             body["temperature"] = request.temperature
         return body
 
-    # --- call with retries -------------------------------------------------------------------
+    # --- one attempt (the session client retries) ----------------------------------------------
     async def complete(self, request: LLMRequest) -> LLMResponse:
         body = self.request_body(request)
-        attempt = 0
-        while True:
-            try:
-                data = await self._post(body)
-                return self._parse(data, request, body["model"])
-            except LLMRetryableError as exc:
-                if attempt >= self.settings.llm_max_retries:
-                    raise
-                delay = self._delay(attempt, exc.retry_after)
-                attempt += 1
-                log.info("openai_compat: %s; retry %d in %.1fs", exc.message, attempt, delay)
-                await self._sleep(delay)
-
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, self.settings.llm_retry_max_s)
-        backoff = min(MAX_BACKOFF_S, INITIAL_BACKOFF_S * 2**attempt)
-        return backoff * (0.75 + 0.25 * random.random())
+        data = await self._post(body)
+        return self._parse(data, request, body["model"])
 
     async def _post(self, body: dict[str, Any]) -> dict[str, Any]:
         headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         try:
             resp = await self._http().post(self.url, json=body, headers=headers)
         except httpx.TimeoutException as exc:
-            raise LLMRetryableError(f"{self.url} timed out ({type(exc).__name__})") from None
+            raise LLMRetryableError(f"{self.url} timed out ({type(exc).__name__})", reason="timeout") from None
         except httpx.UnsupportedProtocol:
             raise LLMFatalError(
                 f"OPENAI_COMPAT_BASE_URL {self.settings.openai_compat_base_url!r} is not an http(s) URL"
             ) from None
         except httpx.TransportError as exc:
-            raise LLMRetryableError(f"cannot reach {self.url} ({type(exc).__name__})") from None
+            raise LLMRetryableError(f"cannot reach {self.url} ({type(exc).__name__})", reason="connection") from None
         if resp.status_code >= 400:
             raise self._status_error(resp.status_code, _error_text(resp), resp.headers)
         try:
             data = resp.json()
         except ValueError:
-            raise LLMFatalError(
-                f"{self.url} answered {resp.status_code} with a body that is not JSON"
+            raise LLMRetryableError(
+                f"{self.url} answered {resp.status_code} with a body that is not JSON", reason="bad_body",
+                retry_after=parse_retry_after(resp.headers),
             ) from None
         if not isinstance(data, dict):
-            raise LLMFatalError(f"{self.url} answered with JSON that is not an object")
+            raise LLMRetryableError(f"{self.url} answered with JSON that is not an object", reason="bad_body")
         error = data.get("error")
         if error and not data.get("choices"):
             # Some gateways (OpenRouter) report upstream failures in a 200 body with a code.
             code = error.get("code") if isinstance(error, dict) else None
             status = code if isinstance(code, int) else 502
-            raise self._status_error(status, _message_of(error), resp.headers)
+            err = self._status_error(status, _message_of(error), resp.headers)
+            if isinstance(err, LLMRetryableError):
+                err.reason, err.usage = "error_in_body", _billed(data.get("usage"))
+            raise err
         return data
 
     def _status_error(self, status: int, detail: str, headers: Mapping[str, str]) -> LLMError:
         text = hide_secret(f"{self.url} returned HTTP {status}: {detail}", self._key)
         if status in (401, 403):
             return LLMAuthError(text + " (check OPENAI_COMPAT_API_KEY)", status=status)
-        if status in RETRYABLE_STATUS or status >= 500:
-            return LLMRetryableError(text, status=status, retry_after=parse_retry_after(headers))
+        if retryable_status(status):
+            return LLMRetryableError(text, status=status, retry_after=parse_retry_after(headers),
+                                     reason=status_reason(status))
         return LLMFatalError(text, status=status)
 
     # --- response ------------------------------------------------------------------------------
     def _parse(self, data: dict[str, Any], request: LLMRequest, model: str) -> LLMResponse:
         choices = data.get("choices") or []
         if not choices or not isinstance(choices[0], dict):
-            raise LLMFatalError(f"{self.url} answered without choices")
+            raise LLMRetryableError(f"{self.url} answered without choices", reason="no_choices",
+                                    usage=_billed(data.get("usage")))
         choice = choices[0]
         message = choice.get("message") or {}
         text = message.get("content") or ""
@@ -371,6 +339,12 @@ def _error_text(resp: httpx.Response) -> str:
             if data.get(key):
                 return _message_of(data[key])[:300]
     return json.dumps(data)[:300]
+
+
+def _billed(raw: Any) -> Usage | None:
+    """Tokens a server reports for a failed answer, if it reports any."""
+    usage = _usage(raw)
+    return usage if (usage.input_tokens or usage.output_tokens or usage.cache_read_tokens) else None
 
 
 def _usage(raw: Any) -> Usage:

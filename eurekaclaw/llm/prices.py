@@ -2,13 +2,15 @@
 
 Models are matched by exact name, then by the longest known prefix (so dated snapshots such as
 "claude-sonnet-4-6-20260101" price like their family). Local and scripted models cost nothing.
-An unknown model is priced at None: the ledger then reports the cost as unknown and a budget
-cannot be enforced for it (the CLI warns).
+LLM_PRICE_INPUT_PER_M / LLM_PRICE_OUTPUT_PER_M price every call of a session when both are set
+(`settings_price`). An unknown model is priced at None: the ledger reports its cost as unknown,
+and a dollar budget then fails closed (the run does not start without EUREKACLAW_BUDGET_TOKENS).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from eurekaclaw.llm.types import Usage
 
@@ -35,9 +37,21 @@ PRICES: dict[str, Price] = {
 FREE_BACKENDS = {"local", "scripted", "replay"}
 
 
-def price_for(model: str, backend: str) -> Price | None:
+def settings_price(settings: Any) -> Price | None:
+    """The price set in LLM_PRICE_INPUT_PER_M / LLM_PRICE_OUTPUT_PER_M, when both are set.
+    Cache writes are charged at 1.25x input, cache reads at the full input price (an upper bound)."""
+    inp = getattr(settings, "llm_price_input_per_m", None)
+    out = getattr(settings, "llm_price_output_per_m", None)
+    if inp is None or out is None:
+        return None
+    return Price(float(inp), float(out), float(inp) * 1.25, float(inp))
+
+
+def price_for(model: str, backend: str, override: Price | None = None) -> Price | None:
     if backend in FREE_BACKENDS:
         return Price(0.0, 0.0, 0.0, 0.0)
+    if override is not None:
+        return override
     if model in PRICES:
         return PRICES[model]
     best = max((name for name in PRICES if model.startswith(name)), key=len, default=None)

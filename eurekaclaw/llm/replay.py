@@ -8,11 +8,12 @@ from collections import defaultdict, deque
 from pathlib import Path
 
 from eurekaclaw.errors import BadInputError, LLMFatalError
+from eurekaclaw.llm.client import BaseLLMClient
 from eurekaclaw.llm.types import LLMRequest, LLMResponse, ModelTier
 from eurekaclaw.store.files import read_jsonl
 
 
-class ReplayBackend:
+class ReplayBackend(BaseLLMClient):
     name = "replay"
 
     def __init__(self, log_path: Path) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from eurekaclaw.errors import BadInputError, LLMFatalError
+from eurekaclaw.llm.client import BaseLLMClient
 from eurekaclaw.llm.types import LLMRequest, LLMResponse, ModelTier, ToolUseBlock, Usage
 
 Responder = Callable[[LLMRequest], Any | Awaitable[Any]]
@@ -95,7 +96,7 @@ class Rule:
         return reply
 
 
-class ScriptedBackend:
+class ScriptedBackend(BaseLLMClient):
     name = "scripted"
 
     def __init__(

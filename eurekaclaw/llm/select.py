@@ -1,5 +1,7 @@
 """Backend choice (DESIGN §3): explicit LLM_BACKEND or --llm, else anthropic when a key is set,
-else openai_compat when a base URL is set, else local when installed, else a clear error."""
+else openai_compat when a base URL is set, else local when installed, else a clear error.
+Backends from plugins (the `eurekaclaw.llm_backends` entry-point group, eurekaclaw/llm/registry.py)
+are chosen by name."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from pathlib import Path
 
 from eurekaclaw.config import Settings
 from eurekaclaw.errors import BadInputError, MissingConfigError
+from eurekaclaw.llm.registry import BUILTIN, backend_names, build_plugin, plugin_backends
 from eurekaclaw.llm.types import LLMClient
 
 NO_BACKEND_MESSAGE = (
@@ -28,12 +31,14 @@ def choose_backend(settings: Settings, override: str | None = None) -> tuple[str
     if spec:
         name, _, arg = spec.partition(":")
         name = name.strip().replace("-", "_")
-        if name not in {"anthropic", "openai_compat", "local", "scripted", "replay"}:
+        plugins = plugin_backends()
+        if name not in BUILTIN and name not in plugins:
+            extra = "".join(f", {p}" for p in sorted(plugins))
             raise BadInputError(
                 f"unknown LLM backend {name!r}: use anthropic, openai_compat, local, "
-                "scripted:<file> or replay:<session id>"
+                f"scripted:<file> or replay:<session id>{extra}"
             )
-        if name in {"scripted", "replay"} and not arg:
+        if (name in {"scripted", "replay"} or (name in plugins and plugins[name].needs_arg)) and not arg:
             raise BadInputError(f"--llm {name} needs an argument, e.g. {name}:<file>")
         return name, arg or None
     if settings.anthropic_api_key is not None:
@@ -82,4 +87,6 @@ def build_backend(settings: Settings, name: str, arg: str | None, replay_log: Pa
         from eurekaclaw.llm.local_backend import LocalBackend
 
         return LocalBackend(settings)
-    raise BadInputError(f"unknown LLM backend {name!r}")
+    if name in plugin_backends():
+        return build_plugin(name, settings, arg, replay_log)
+    raise BadInputError(f"unknown LLM backend {name!r} (known: {', '.join(backend_names())})")

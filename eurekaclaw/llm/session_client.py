@@ -1,13 +1,14 @@
 """SessionLLM: the client agents use. It wraps a backend with what every call needs:
 attribution to stage/role/lemma, the budget gate, the usage ledger, the llm_log.jsonl record,
-patient retries of retryable failures, and structured output with one repair round."""
+retries of retryable failures (the one retry layer: backends make single attempts), and structured
+output with one repair round. Every attempt is on the record: one llm_log.jsonl line and one
+count in usage.json each, with the retry's reason, its wait and any tokens billed for it."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
-import random
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -16,20 +17,30 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from eurekaclaw.errors import BudgetExceededError, LLMError, LLMOutputError, LLMRetryableError
+from eurekaclaw.http_retry import RetryPolicy
+from eurekaclaw.llm.client import review_counts_as_evidence
 from eurekaclaw.llm.context import current_lemma, current_stage
-from eurekaclaw.llm.ledger import UsageLedger
-from eurekaclaw.llm.types import LLMClient, LLMRequest, LLMResponse, Message
+from eurekaclaw.llm.ledger import Reservation, UsageLedger
+from eurekaclaw.llm.types import LLMClient, LLMRequest, LLMResponse, Message, Usage
+from eurekaclaw.redact import scrub
 from eurekaclaw.store.files import append_jsonl
 from eurekaclaw.types.artifacts import utcnow
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 
-_SECRET_RE = re.compile(r"(sk-ant-[A-Za-z0-9_\-]{8,}|sk-[A-Za-z0-9]{20,})")
+# the one scrubber (eurekaclaw/redact.py); the old name stays for callers
+redact = scrub
+
+RETRY_WORDS = {"rate_limited": "rate limited", "overloaded": "server overloaded", "timeout": "timed out",
+               "connection": "connection failed", "bad_body": "unreadable reply",
+               "error_in_body": "error in reply", "no_choices": "empty reply"}
 
 
-def redact(text: str) -> str:
-    return _SECRET_RE.sub("[REDACTED]", text)
+def retry_notice(role: str, reason: str, wait_s: float) -> str:
+    """What the live display shows while a call waits: "prover: rate limited, retrying in 12 s"."""
+    what = RETRY_WORDS.get(reason, reason.replace("_", " ").replace("http ", "HTTP "))
+    return f"{role}: {what}, retrying in {wait_s:.0f} s"
 
 
 def extract_json(text: str) -> Any:
@@ -54,22 +65,30 @@ class SessionLLM:
         ledger: UsageLedger,
         log_path: Path | None = None,
         *,
-        outer_retries: int = 6,
+        max_retries: int | None = None,
+        outer_retries: int | None = None,  # deprecated name of max_retries
         retry_base_s: float = 10.0,
         retry_max_s: float = 300.0,
+        retry_total_s: float = 900.0,
         on_usage: Callable[[UsageLedger], None] | None = None,
+        on_retry: Callable[[str], None] | None = None,
         sleep: Callable[[float], Any] = asyncio.sleep,
     ) -> None:
         self.backend = backend
         self.ledger = ledger
         self.log_path = Path(log_path) if log_path else None
-        self.outer_retries = outer_retries
-        self.retry_base_s = retry_base_s
-        self.retry_max_s = retry_max_s
+        retries = max_retries if max_retries is not None else (outer_retries if outer_retries is not None else 6)
+        self.policy = RetryPolicy(max_retries=retries, base_s=retry_base_s, max_wait_s=retry_max_s,
+                                  max_total_s=retry_total_s)
         self.on_usage = on_usage
+        self.on_retry = on_retry
         self._sleep = sleep
         self._seq = 0
         self._budget_waiters: list[asyncio.Future[None]] = []
+
+    @property
+    def outer_retries(self) -> int:
+        return self.policy.max_retries
 
     @property
     def backend_name(self) -> str:
@@ -78,8 +97,7 @@ class SessionLLM:
     def review_counts(self) -> bool:
         """Whether an LLM review from this backend counts as evidence (level `reviewed`);
         backends that know their model is too weak say no."""
-        judge = getattr(self.backend, "review_counts_as_evidence", None)
-        return True if judge is None else bool(judge())
+        return review_counts_as_evidence(self.backend)
 
     def model_for(self, tier: str) -> str:
         return self.backend.model_for(tier)  # type: ignore[arg-type]
@@ -88,19 +106,32 @@ class SessionLLM:
         """Which model answers: "<backend>:<model>", what a review record names as reviewer."""
         return f"{self.backend.name}:{self.model_for(tier)}"
 
-    def _log(self, request: LLMRequest, response: LLMResponse | None, error: str | None) -> None:
+    def _log(
+        self, request: LLMRequest, response: LLMResponse | None, error: str | None, *,
+        attempt: int = 1, retry_reason: str | None = None, retry_wait_s: float | None = None,
+        billed: Usage | None = None,
+    ) -> None:
         if self.log_path is None:
             return
         self._seq += 1
-        entry = {
+        entry: dict[str, Any] = {
             "seq": self._seq,
             "ts": utcnow().isoformat(),
             "fingerprint": request.fingerprint(),
+            "backend": self.backend.name,
+            "priced_model": request.model,
+            "attempt": attempt,
             "request": request.log_view(),
             "response": response.model_dump(mode="json") if response else None,
             "error": error,
         }
-        append_jsonl(self.log_path, json.loads(redact(json.dumps(entry, ensure_ascii=False))))
+        if retry_reason is not None:
+            entry["retry_reason"] = retry_reason
+            entry["retry_wait_s"] = retry_wait_s  # None: no retry followed (gave up)
+        if billed is not None:
+            entry["billed_usage"] = billed.model_dump()
+        # the scrubber runs in append_jsonl, like for every other log
+        append_jsonl(self.log_path, entry, private=True)
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         request = request.model_copy(
@@ -110,47 +141,60 @@ class SessionLLM:
                 "model": request.model or self.backend.model_for(request.tier),
             }
         )
-        attempt = 0
+        model = request.model or ""  # priced by the model asked for, never an echoed name
+        backend = self.backend.name
+        attempt, waited = 0, 0.0
         while True:
+            attempt += 1
             reservation = await self._reserve(request)
+            wait: float | None = None
             try:
                 response = await self.backend.complete(request)
             except LLMRetryableError as exc:
-                self._log(request, None, f"{type(exc).__name__}: {exc.message}")
-                attempt += 1
-                if attempt > self.outer_retries:
+                billed = exc.usage if isinstance(exc.usage, Usage) else None
+                wait = self.policy.next_wait(attempt - 1, waited, exc.retry_after)
+                self.ledger.record_failed_attempt(request, billed, model, backend, reason=exc.reason,
+                                                  wait_s=wait or 0.0)
+                self._log(request, None, f"{type(exc).__name__}: {exc.message}", attempt=attempt,
+                          retry_reason=exc.reason, retry_wait_s=wait, billed=billed)
+                if wait is None:
+                    exc.message = f"{exc.message} (gave up after {attempt} attempt{'s' if attempt > 1 else ''})"
                     raise
-                delay = min(self.retry_max_s, self.retry_base_s * 2 ** (attempt - 1))
-                delay = max(delay * (0.5 + random.random() / 2), exc.retry_after or 0.0)
-                log.warning("%s call failed (%s); retrying in %.0fs", request.role, exc.message, delay)
+                notice = retry_notice(request.role, exc.reason, wait)
+                if self.on_retry:
+                    self.on_retry(notice)
+                else:
+                    log.warning("%s", notice)
             except LLMError as exc:
-                self._log(request, None, f"{type(exc).__name__}: {exc.message}")
+                self.ledger.record_failed_attempt(request, None, model, backend, reason="fatal")
+                self._log(request, None, f"{type(exc).__name__}: {exc.message}", attempt=attempt,
+                          retry_reason="fatal")
                 raise
             else:
-                model = response.model or request.model or ""
-                self.ledger.record(request, response.usage, model, self.backend.name)
-                self._log(request, response, None)
-                if self.on_usage:
-                    self.on_usage(self.ledger)
+                self.ledger.record(request, response.usage, model, backend)
+                self._log(request, response, None, attempt=attempt)
                 return response
             finally:
                 self._release(reservation)
-            await self._sleep(delay)
+                if self.on_usage:
+                    self.on_usage(self.ledger)
+            waited += wait
+            await self._sleep(wait)
 
-    async def _reserve(self, request: LLMRequest) -> float:
-        """Reserve the call's worst-case cost. When only calls still in flight stand in the way,
-        wait for them to settle (they usually cost less than their worst case), then decide."""
+    async def _reserve(self, request: LLMRequest) -> Reservation:
+        """Reserve the call's estimated cost. When only calls still in flight stand in the way,
+        wait for them to settle, then decide."""
         while True:
             try:
                 return self.ledger.reserve(request, request.model or "", self.backend.name)
             except BudgetExceededError:
-                if self.ledger.reserved <= 0:
+                if self.ledger.in_flight == 0:
                     raise
             settled: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._budget_waiters.append(settled)
             await settled
 
-    def _release(self, reservation: float) -> None:
+    def _release(self, reservation: Reservation) -> None:
         self.ledger.release(reservation)
         waiters, self._budget_waiters = self._budget_waiters, []
         for waiter in waiters:

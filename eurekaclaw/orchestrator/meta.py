@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import shutil
 import signal
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,13 @@ from eurekaclaw.errors import (
     BudgetExceededError,
     LLMAuthError,
     RunInterrupted,
+    StorageError,
+    storage_errors,
 )
-from eurekaclaw.knowledge_bus.bus import KnowledgeBus
+from eurekaclaw.knowledge_bus.bus import TYPED_ARTIFACTS, KnowledgeBus
 from eurekaclaw.llm.context import current_stage
-from eurekaclaw.llm.ledger import UsageLedger
+from eurekaclaw.llm.ledger import UsageLedger, check_budget_enforceable
+from eurekaclaw.llm.prices import settings_price
 from eurekaclaw.llm.select import build_backend, choose_backend
 from eurekaclaw.llm.types import LLMClient
 from eurekaclaw.orchestrator.evidence import apply_experiment_evidence
@@ -47,6 +51,10 @@ PAUSE_POLL_S = 0.5
 
 class _PauseRequested(Exception):
     pass
+
+
+def _with_session(exc: StorageError, session: SessionDir) -> StorageError:
+    return exc if exc.session_id else exc.for_session(session.session_id)
 
 
 class MetaOrchestrator:
@@ -123,30 +131,42 @@ class MetaOrchestrator:
         self.profile_overrides = overrides
         self._profile_checked = True
 
+    def check_budget(self, budget_usd: float | None) -> None:
+        """A dollar budget the ledger could not enforce stops the run before its first call."""
+        check_budget_enforceable(budget_usd, self.settings.eurekaclaw_budget_tokens,
+                                 [self._backend, self._review_backend], settings_price(self.settings))
+
     async def run(self, spec: InputSpec) -> ResearchOutput:
         backend, backend_name = self.prepare_backend()
+        self.check_budget(self._budget(spec))
         plugins = self._plugins if self._plugins is not None else discover_plugins()
         domain = route_domain(" ".join([spec.statement, *spec.paper_ids]), spec.domain, plugins)
         session = self.workspace.new_session()
-        meta = SessionMeta(
-            session_id=session.session_id,
-            mode=spec.mode,
-            statement=spec.statement,
-            paper_ids=spec.paper_ids,
-            domain=domain,
-            backend=backend_name,
-            model=backend.model_for("main"),
-            budget_usd=self._budget(spec),
-            gate_mode=spec.gate_mode or self.settings.gate_mode,
-            output_dir=spec.output_dir.replace("{session_id}", session.session_id) if spec.output_dir else None,
-        )
-        session.save_meta(meta)
-        bus = KnowledgeBus(session.session_id, session.path)
-        bus.put("input_spec", spec)
-        bus.put_pipeline(self._initial_pipeline())
-        session.event("session_started", mode=spec.mode, domain=domain, backend=backend_name,
-                      settings_profile=self.profile_overrides)
-        return await self._drive(session, meta, bus, spec, plugins, resume=False)
+        try:
+            meta = SessionMeta(
+                session_id=session.session_id,
+                mode=spec.mode,
+                statement=spec.statement,
+                paper_ids=spec.paper_ids,
+                domain=domain,
+                backend=backend_name,
+                model=backend.model_for("main"),
+                budget_usd=self._budget(spec),
+                gate_mode=spec.gate_mode or self.settings.gate_mode,
+                output_dir=spec.output_dir.replace("{session_id}", session.session_id) if spec.output_dir else None,
+            )
+            session.save_meta(meta)
+            bus = KnowledgeBus(session.session_id, session.path)
+            bus.put("input_spec", spec)
+            bus.put_pipeline(self._initial_pipeline())
+            session.event("session_started", mode=spec.mode, domain=domain, backend=backend_name,
+                          settings_profile=self.profile_overrides)
+            return await self._drive(session, meta, bus, spec, plugins, resume=False)
+        except StorageError as exc:
+            if not session.file(SessionDir.META).exists():  # nothing to resume: leave no husk
+                shutil.rmtree(session.path, ignore_errors=True)
+                raise
+            raise _with_session(exc, session) from None
 
     async def resume(self, session: SessionDir, *, budget_usd: float | None = None) -> ResearchOutput:
         meta = session.load_meta()
@@ -154,13 +174,22 @@ class MetaOrchestrator:
             raise BadInputError(f"session {session.session_id} has no readable session.json")
         if session.running_pid() is not None:
             raise BadInputError(f"session {session.session_id} is still running (pid {session.running_pid()})")
+        present = {key for key in TYPED_ARTIFACTS if session.file(f"{key}.json").exists()}
         bus = KnowledgeBus.load(session.session_id, session.path)
+        lost = sorted(key for key in present if bus.get(key) is None)  # damaged, moved aside
         spec = bus.get("input_spec")
         if spec is None:
-            raise BadInputError(f"session {session.session_id} has no input_spec.json; cannot resume")
+            # session.json holds everything the input spec said
+            spec = InputSpec(mode=meta.mode, statement=meta.statement, paper_ids=meta.paper_ids,
+                             domain=meta.domain, budget_usd=meta.budget_usd,
+                             gate_mode=meta.gate_mode if meta.gate_mode in ("none", "auto", "human") else None,
+                             output_dir=meta.output_dir)
+            bus.put("input_spec", spec)
         self.prepare_backend()
+        self.check_budget(budget_usd if budget_usd is not None else meta.budget_usd)
         plugins = self._plugins if self._plugins is not None else discover_plugins()
         pipeline = bus.get_pipeline() or self._initial_pipeline()
+        self._rerun_for_lost(session, pipeline, [k for k in lost if k not in ("input_spec", "pipeline")])
         for rec in pipeline.stages:
             # A failed stage, and a stage skipped for lack of inputs, get a fresh chance.
             if rec.status in ("failed", "skipped"):
@@ -172,8 +201,11 @@ class MetaOrchestrator:
         meta.status = "running"
         meta.status_reason = ""
         session.save_meta(meta)
-        session.event("session_resumed")
-        return await self._drive(session, meta, bus, spec, plugins, resume=True)
+        try:
+            session.event("session_resumed")
+            return await self._drive(session, meta, bus, spec, plugins, resume=True)
+        except StorageError as exc:
+            raise _with_session(exc, session) from None
 
     # ------------------------------------------------------------------------------------------
     # the pipeline
@@ -194,6 +226,25 @@ class MetaOrchestrator:
                 rec.status = "absent"
                 rec.reason = "not part of this build"
         return pipeline
+
+    def _rerun_for_lost(self, session: SessionDir, pipeline: PipelineState, lost: list[str]) -> None:
+        """A damaged artifact (moved aside on load) is produced again: the first stage that
+        produces it and every later stage that already ran go back to pending. A damaged
+        theory_state.json thus re-runs Formalize and Theory instead of ending without a theorem."""
+        if not lost:
+            return
+        impls = self._stage_impls()
+        producers = [name for name in STAGE_ORDER
+                     if impls.get(name) is not None and set(getattr(impls[name], "produces", ())) & set(lost)]
+        if not producers:
+            return
+        first = STAGE_ORDER.index(producers[0])
+        reason = f"re-run: {', '.join(f'{k}.json' for k in lost)} was damaged and moved aside"
+        for rec in pipeline.stages:
+            if STAGE_ORDER.index(rec.name) >= first and rec.status not in ("absent", "pending"):
+                rec.status, rec.reason, rec.attempts = "pending", reason, 0
+        log.warning("session %s: %s", session.session_id, reason)
+        session.event("damaged_state", files=[f"{k}.json" for k in lost], rerun_from=producers[0])
 
     async def _drive(
         self,
@@ -266,6 +317,15 @@ class MetaOrchestrator:
             meta.status, meta.status_reason = "failed", exc.message
             self._finish(session, meta, bus, ctx, pipeline)
             raise
+        except StorageError as exc:
+            # The disk is full or read-only: record what can still be recorded, and say which
+            # path failed and how to go on. The last checkpoint stays valid, so it is resumable.
+            meta.status, meta.status_reason = "interrupted", exc.message
+            with contextlib.suppress(OSError):
+                session.save_meta(meta)
+            with contextlib.suppress(OSError):
+                session.event("session_stopped", status="interrupted", reason=exc.message)
+            raise exc.for_session(session.session_id) from None
         finally:
             ui.set_pipeline(pipeline)
             ui.stop()
@@ -294,6 +354,11 @@ class MetaOrchestrator:
         )
         meta.status = "partial" if partial else "completed"
         meta.status_reason = self._summary_reason(pipeline, theory)
+        if theory is None and any(session.path.glob("theory_state.json.corrupt-*")):
+            # a theorem was formalized but is gone (damaged file): never a success
+            meta.status = "failed"
+            meta.status_reason = ("the theory state is missing (theory_state.json damaged?); "
+                                  f"`eurekaclaw resume {session.session_id}` re-runs Formalize and Theory")
         return self._finish(session, meta, bus, ctx, pipeline)
 
     def _experiment_evidence(self, bus: KnowledgeBus, session: SessionDir, pipeline: PipelineState) -> str:
@@ -378,10 +443,18 @@ class MetaOrchestrator:
         except BudgetExceededError:
             self._set(bus, session, pipeline, rec, "interrupted", "budget reached")
             raise
-        except LLMAuthError:
+        except (LLMAuthError, StorageError):
             raise
+        except OSError as exc:
+            if storage_errors(exc.errno):  # a full or read-only disk: stop, resumable
+                raise StorageError(exc.filename or session.path, exc) from exc
+            log.warning("stage %s failed: %s: %s", rec.name, type(exc).__name__, exc)
+            log.debug("stage %s failed", rec.name, exc_info=True)
+            return StageOutcome(status="failed", reason=f"{type(exc).__name__}: {exc}")
         except Exception as exc:  # a stage bug or an exhausted LLM must not lose the session
-            log.exception("stage %s failed", rec.name)
+            # one line; the traceback only with --verbose (DEBUG)
+            log.warning("stage %s failed: %s: %s", rec.name, type(exc).__name__, exc)
+            log.debug("stage %s failed", rec.name, exc_info=True)
             return StageOutcome(status="failed", reason=f"{type(exc).__name__}: {exc}")
         finally:
             watcher.cancel()

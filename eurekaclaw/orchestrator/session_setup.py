@@ -15,6 +15,7 @@ from eurekaclaw.config import Settings
 from eurekaclaw.domains import DomainPlugin
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
 from eurekaclaw.llm.ledger import UsageLedger
+from eurekaclaw.llm.prices import settings_price
 from eurekaclaw.llm.session_client import SessionLLM
 from eurekaclaw.llm.types import LLMClient
 from eurekaclaw.memory.episodic import EpisodicMemory
@@ -90,7 +91,12 @@ def build_context(
     on_usage: Callable[[UsageLedger], None] | None = None,
     review_backend: LLMClient | None = None,
 ) -> AgentContext:
-    ledger = UsageLedger(session.file(SessionDir.USAGE), budget_usd=budget_usd)
+    ledger = UsageLedger(
+        session.file(SessionDir.USAGE),
+        budget_usd=budget_usd,
+        budget_tokens=settings.eurekaclaw_budget_tokens,
+        price_override=settings_price(settings),
+    )
 
     def client(which: LLMClient) -> SessionLLM:
         # One ledger and one log for both models: the budget covers the reviewer too.
@@ -98,10 +104,13 @@ def build_context(
             which,
             ledger,
             session.file(SessionDir.LLM_LOG),
-            outer_retries=settings.llm_outer_retries,
+            max_retries=settings.llm_max_retries,
             retry_base_s=settings.llm_retry_base_s,
             retry_max_s=settings.llm_retry_max_s,
+            retry_total_s=settings.llm_retry_total_s,
             on_usage=on_usage,
+            # "prover: rate limited, retrying in 12 s" in the live display and events.jsonl
+            on_retry=lambda notice: events("llm", message=notice),
         )
 
     llm = client(backend)

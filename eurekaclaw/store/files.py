@@ -6,6 +6,8 @@ target with os.replace, so a crash leaves either the old or the new file, never 
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import logging
 import os
@@ -18,6 +20,9 @@ from typing import Any, TypeVar
 
 from filelock import FileLock
 from pydantic import BaseModel, ValidationError
+
+from eurekaclaw.errors import StorageError, storage_errors
+from eurekaclaw.redact import scrub_value
 
 log = logging.getLogger(__name__)
 
@@ -39,27 +44,66 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+_umask: int | None = None
+
+
+def current_umask() -> int:
+    """The process umask (read once: os.umask can only be read by setting it)."""
+    global _umask
+    if _umask is None:
+        old = os.umask(0o022)
+        os.umask(old)
+        _umask = old
+    return _umask
+
+
+def file_mode(private: bool = False) -> int:
+    """0600 for files that may hold secrets, else what the umask gives a new file."""
+    return 0o600 if private else 0o666 & ~current_umask()
+
+
+def storage_error(path: Path, exc: OSError) -> OSError:
+    """A disk-full / read-only / permission failure as a StorageError (one line for the user);
+    any other OSError unchanged."""
+    if isinstance(exc, StorageError) or not storage_errors(exc.errno):
+        return exc
+    return StorageError(path, exc)
+
+
+def make_dirs(path: Path) -> None:
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise storage_error(Path(path), exc) from exc
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, private: bool = False) -> None:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    make_dirs(path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise storage_error(path, exc) from exc
     try:
         with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), file_mode(private))
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):
+            raise storage_error(path, exc) from exc
         raise
     _fsync_dir(path.parent)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: Path, text: str, *, private: bool = False) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), private=private)
 
 
 def to_jsonable(value: Any) -> Any:
@@ -72,15 +116,19 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
-def atomic_write_json(path: Path, value: Any) -> None:
-    atomic_write_text(path, json.dumps(to_jsonable(value), indent=2, ensure_ascii=False) + "\n")
+def atomic_write_json(path: Path, value: Any, *, private: bool = False) -> None:
+    atomic_write_text(path, json.dumps(to_jsonable(value), indent=2, ensure_ascii=False) + "\n", private=private)
 
 
 def quarantine(path: Path, reason: str) -> Path:
     """Move an unreadable file aside (never overwrite it) and warn."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     target = path.with_name(f"{path.name}.corrupt-{stamp}")
-    os.replace(path, target)
+    try:
+        os.replace(path, target)
+    except OSError as exc:  # read-only: leave it in place (nothing can overwrite it either)
+        log.warning("%s could not be read (%s) nor moved aside (%s)", path, reason, exc)
+        return path
     log.warning("%s could not be read (%s); moved aside to %s", path, reason, target.name)
     return target
 
@@ -134,18 +182,31 @@ def update_json(path: Path, mutate: Callable[[Any], Any], default: Any = None) -
 _append_lock = threading.Lock()
 
 
-def append_jsonl(path: Path, record: Any) -> None:
-    """Append one JSON line; O_APPEND plus a lock keeps concurrent lines whole."""
+def append_jsonl(path: Path, record: Any, *, private: bool = False) -> None:
+    """Append one JSON line; O_APPEND plus a lock keeps concurrent lines whole. A line that does
+    not fit on the disk is cut back off, so the file never ends in half a line."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(to_jsonable(record), ensure_ascii=False) + "\n"
-    with _append_lock, file_lock(path):
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            os.write(fd, line.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    make_dirs(path.parent)
+    line = json.dumps(scrub_value(to_jsonable(record)), ensure_ascii=False) + "\n"  # no secret in any log
+    try:
+        with _append_lock, file_lock(path):
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600 if private else 0o666)
+            try:
+                size = os.fstat(fd).st_size
+                try:
+                    data = line.encode("utf-8")
+                    written = os.write(fd, data)
+                    if written != len(data):
+                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+                    os.fsync(fd)
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        os.ftruncate(fd, size)
+                    raise
+            finally:
+                os.close(fd)
+    except OSError as exc:
+        raise storage_error(path, exc) from exc
 
 
 def read_jsonl(path: Path) -> list[Any]:

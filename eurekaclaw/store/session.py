@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import re
 import uuid
@@ -16,12 +18,24 @@ from eurekaclaw.store.files import (
     read_json,
     read_jsonl,
     read_model,
+    storage_error,
 )
 from eurekaclaw.types.artifacts import utcnow
 from eurekaclaw.types.tasks import SessionMeta
 
+log = logging.getLogger(__name__)
+
 MIN_PREFIX = 6
 _ID_RE = re.compile(r"^[0-9a-f]{12}$")
+
+
+def read_usage(session_path: Path) -> dict[str, Any]:
+    """A session's usage.json for display only (never quarantines: the run owns that file)."""
+    try:
+        data = json.loads((Path(session_path) / SessionDir.USAGE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 class SessionDir:
@@ -44,7 +58,59 @@ class SessionDir:
 
     # --- metadata ---------------------------------------------------------------------------
     def load_meta(self) -> SessionMeta | None:
-        return read_model(self.file(self.META), SessionMeta)
+        """session.json; when it is missing or damaged (and moved aside), a SessionMeta rebuilt
+        from the session's other files, so the session stays listed and resumable."""
+        meta = read_model(self.file(self.META), SessionMeta)
+        if meta is not None:
+            return meta
+        meta = self.rebuild_meta()
+        if meta is not None:
+            log.warning("session %s: session.json was missing or unreadable; rebuilt from the "
+                        "session's other files", self.session_id)
+            try:
+                self.save_meta(meta)
+            except OSError as exc:  # listing must work on a read-only disk too
+                log.warning("could not write the rebuilt session.json: %s", exc)
+        return meta
+
+    def rebuild_meta(self) -> SessionMeta | None:
+        """What session.json said, from input_spec.json, events.jsonl, usage.json and
+        theory_state.json; None when there is nothing to rebuild from."""
+        spec = read_json(self.file("input_spec.json"), None)
+        spec = spec if isinstance(spec, dict) else {}
+        events = read_jsonl(self.file(self.EVENTS)) if self.file(self.EVENTS).exists() else []
+        started = next((e for e in events if e.get("kind") == "session_started"), {})
+        stopped = [e for e in events if e.get("kind") == "session_stopped"]
+        mode = spec.get("mode") or started.get("mode")
+        if not mode:
+            return None
+        usage = read_json(self.file(self.USAGE), None)
+        usage = usage if isinstance(usage, dict) else {}
+        theory = read_json(self.file("theory_state.json"), None)
+        status = stopped[-1].get("status") if stopped else "interrupted"
+        fields: dict[str, Any] = {
+            "session_id": self.session_id,
+            "mode": mode,
+            "statement": spec.get("statement") or "",
+            "paper_ids": spec.get("paper_ids") or [],
+            "domain": started.get("domain") or spec.get("domain") or "general",
+            "backend": started.get("backend") or "",
+            "status": status,
+            "status_reason": "session.json was rebuilt from the session's other files",
+            "budget_usd": spec.get("budget_usd", usage.get("budget_usd")),
+            "gate_mode": spec.get("gate_mode") or "auto",
+            "output_dir": spec.get("output_dir"),
+            "cost_usd": float(usage.get("priced_cost_usd", usage.get("cost_usd")) or 0.0),
+            "theory_status": theory.get("status") if isinstance(theory, dict) else None,
+        }
+        if events and events[0].get("ts"):
+            fields["created_at"] = events[0]["ts"]
+        try:
+            return SessionMeta.model_validate(fields)
+        except ValueError:
+            fields.pop("status")
+            fields.pop("created_at", None)
+            return SessionMeta.model_validate(fields)
 
     def save_meta(self, meta: SessionMeta) -> None:
         meta.updated_at = utcnow()
@@ -76,6 +142,8 @@ class SessionDir:
             self.file(self.PAUSE_REQUEST).unlink()
         except FileNotFoundError:
             pass
+        except OSError as exc:
+            log.warning("could not remove %s: %s", self.PAUSE_REQUEST, exc)
 
     def mark_running(self) -> None:
         atomic_write_json(self.file(self.PID), {"pid": os.getpid()})
@@ -96,6 +164,8 @@ class SessionDir:
             self.file(self.PID).unlink()
         except FileNotFoundError:
             pass
+        except OSError as exc:  # read-only disk: a stale pid file names a dead process, harmless
+            log.warning("could not remove %s: %s", self.PID, exc)
 
 
 class Workspace:
@@ -132,13 +202,20 @@ class Workspace:
                 path.mkdir(parents=True, exist_ok=False)
             except FileExistsError:
                 continue
+            except OSError as exc:
+                raise storage_error(path, exc) from exc
             return SessionDir(path)
 
     def sessions(self) -> Iterator[SessionDir]:
         if not self.runs_dir.is_dir():
             return
         for path in sorted(self.runs_dir.iterdir()):
-            if path.is_dir() and (path / SessionDir.META).exists():
+            if not path.is_dir():
+                continue
+            # a session whose session.json was lost or moved aside is still a session
+            if (path / SessionDir.META).exists() or (path / "input_spec.json").exists() or any(
+                path.glob(SessionDir.META + ".corrupt-*")
+            ):
                 yield SessionDir(path)
 
     def resolve(self, prefix: str) -> SessionDir:

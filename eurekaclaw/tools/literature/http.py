@@ -1,8 +1,9 @@
 """Shared async HTTP for the literature services.
 
 One `LiteratureHttp` per run. Per host it keeps a minimum interval between requests (arXiv asks
-for one every 3 s), a circuit breaker, and retries of 429/5xx with exponential backoff, full
-jitter and Retry-After. Successful answers are cached on disk under `$EUREKACLAW_DIR/cache/http`
+for one every 3 s), a circuit breaker, and retries by the project's one retry policy
+(eurekaclaw/http_retry.py: 408/409/429/5xx, exponential backoff with jitter, Retry-After in
+seconds, as an HTTP date or `retry-after-ms`), bounded by attempts and by the request deadline. Successful answers are cached on disk under `$EUREKACLAW_DIR/cache/http`
 keyed by the request; failures are never cached, so a later run tries again.
 
 Connection failures open a host's breaker at once: when the machine is offline every further
@@ -21,19 +22,18 @@ import time
 import xml.etree.ElementTree as ET
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlencode, urlsplit
 
 import httpx
 
+from eurekaclaw.http_retry import RetryPolicy, parse_retry_after, retryable_status
 from eurekaclaw.store.files import atomic_write_json, read_json
 
 log = logging.getLogger(__name__)
 
 USER_AGENT = "eurekaclaw/0.1 (machine-assisted mathematical research)"
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_COOLDOWN_S = 600.0
 
 
@@ -186,19 +186,8 @@ class HttpCache:
 
 
 def retry_after_seconds(value: str | None, wall: Callable[[], float] = time.time) -> float | None:
-    """Retry-After as seconds: delta-seconds or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - wall())
+    """Retry-After as seconds: delta-seconds or an HTTP date (the shared parser)."""
+    return parse_retry_after({"retry-after": value} if value else None, now=wall())
 
 
 class LiteratureHttp:
@@ -269,10 +258,13 @@ class LiteratureHttp:
                 await self.sleep(start - now)
             self._next_slot[host] = start + interval
 
-    def _backoff(self, host: str, attempt: int) -> float:
+    def retry_policy(self, host: str) -> RetryPolicy:
         p = self.policy(host)
-        ceiling = min(p.backoff_max_s, p.backoff_base_s * 2 ** attempt)
-        return ceiling * (0.5 + self.rng() / 2)  # jitter: spread retries of parallel callers
+        return RetryPolicy(max_retries=p.max_retries, base_s=p.backoff_base_s, max_wait_s=p.backoff_max_s,
+                           max_total_s=self.deadline_s, cap_retry_after=False)
+
+    def _backoff(self, host: str, attempt: int) -> float:
+        return self.retry_policy(host).backoff(attempt, self.rng)  # jitter spreads parallel callers
 
     # --- requests ----------------------------------------------------------------------------
     async def get(
@@ -343,7 +335,7 @@ class LiteratureHttp:
             except httpx.TransportError as exc:
                 reason = f"{type(exc).__name__}"
                 breaker.record_failure(reason)
-                delay = self._backoff(host, attempt)
+                hinted = None
             else:
                 response = HttpResponse(
                     status=raw.status_code,
@@ -352,15 +344,14 @@ class LiteratureHttp:
                     headers={k.lower(): v for k, v in raw.headers.items()
                              if k.lower() in ("content-type", "retry-after")},
                 )
-                if raw.status_code not in RETRY_STATUSES:
+                if not retryable_status(raw.status_code):
                     breaker.record_success()
                     return response
                 reason = "throttled (HTTP 429)" if raw.status_code == 429 else f"HTTP {raw.status_code}"
                 breaker.record_failure(reason)
-                delay = self._backoff(host, attempt)
-                hinted = retry_after_seconds(raw.headers.get("retry-after"), self.wall)
-                if hinted is not None:
-                    delay = max(hinted, 0.0)
+                hinted = parse_retry_after(raw.headers, now=self.wall())
+            retry = self.retry_policy(host)
+            delay = hinted if hinted is not None else retry.backoff(attempt, self.rng)
             attempt += 1
             if attempt > policy.max_retries:
                 raise SourceUnavailable(host, f"{reason}; gave up after {attempt} attempts")

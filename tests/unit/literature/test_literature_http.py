@@ -176,3 +176,26 @@ async def test_unreadable_success_is_a_failure_and_is_not_cached(respx_mock, tmp
             await http.get(URL, expect="json")
         assert (await http.get(URL, expect="json")).json() == {"data": []}
     assert route.call_count == 2
+
+
+@pytest.mark.parametrize(("status", "headers", "expected"), [
+    (529, {"retry-after-ms": "1500"}, 1.5),  # the shared parser reads retry-after-ms too
+    (408, {"Retry-After": "2"}, 2.0),
+    (409, {}, 0.5),
+])
+async def test_the_shared_retry_policy_covers_408_409_529_and_retry_after_ms(respx_mock, status, headers, expected) -> None:
+    clock = FakeClock()
+    route = respx_mock.get(URL).mock(
+        side_effect=[httpx.Response(status, headers=headers), httpx.Response(200, json={"data": []})]
+    )
+    async with make_http(clock=clock, rng=lambda: 0.0) as http:
+        assert (await http.get(URL)).status == 200
+    assert route.call_count == 2 and clock.sleeps == [expected]
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404])
+async def test_definite_4xx_are_never_retried(respx_mock, status) -> None:
+    route = respx_mock.get(URL).mock(return_value=httpx.Response(status, json={}))
+    async with make_http(clock=FakeClock()) as http:
+        assert (await http.get(URL)).status == status
+    assert route.call_count == 1

@@ -226,14 +226,34 @@ async def test_tool_use_response() -> None:
     assert resp.text == "I'll compute."
 
 
-async def test_sdk_retries_a_429_then_succeeds() -> None:
+async def test_one_retry_layer_sdk_retries_off_session_client_retries_a_429() -> None:
+    from eurekaclaw.llm.ledger import UsageLedger
+    from eurekaclaw.llm.session_client import SessionLLM
+
     server = Server(
-        error(429, "rate_limit_error", "slow down", {"retry-after-ms": "1"}),
+        error(429, "rate_limit_error", "slow down", {"retry-after-ms": "1500"}),
         message([{"type": "text", "text": "after retry"}]),
     )
-    resp = await backend(server, retries=2).complete(simple())
+    direct = backend(server, retries=5)
+    assert direct.client.max_retries == 0  # the SDK never retries under ours
+    with pytest.raises(LLMRetryableError) as info:
+        await direct.complete(simple())
+    assert info.value.reason == "rate_limited" and info.value.retry_after == 1.5
+    assert len(server.requests) == 1
+    sleeps: list[float] = []
+
+    async def sleep(s: float) -> None:
+        sleeps.append(s)
+
+    server2 = Server(
+        error(429, "rate_limit_error", "slow down", {"retry-after-ms": "1500"}),
+        message([{"type": "text", "text": "after retry"}]),
+    )
+    llm = SessionLLM(backend(server2), UsageLedger(None), max_retries=2, sleep=sleep)
+    resp = await llm.complete(simple())
     assert resp.text == "after retry"
-    assert len(server.requests) == 2
+    assert len(server2.requests) == 2 and sleeps == [1.5]
+    assert llm.ledger.attempts == 2 and llm.ledger.calls == 1
 
 
 @pytest.mark.parametrize(

@@ -87,18 +87,35 @@ def call(name: str, arguments: str, cid: str = "call_1") -> dict[str, Any]:
     return {"id": cid, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def backend(server: Server, sleeps: Sleeps | None = None, **settings: Any) -> OpenAICompatBackend:
+class Retrying:
+    """The backend as agents meet it: each `complete` is one HTTP request, and the session
+    client is the one retry layer above it (LLM_MAX_RETRIES, Retry-After, backoff)."""
+
+    def __init__(self, inner: OpenAICompatBackend, sleeps: Sleeps) -> None:
+        from eurekaclaw.llm.ledger import UsageLedger
+        from eurekaclaw.llm.session_client import SessionLLM
+
+        self.inner = inner
+        s = inner.settings
+        self.llm = SessionLLM(inner, UsageLedger(None), max_retries=s.llm_max_retries, retry_base_s=0.5,
+                              retry_max_s=s.llm_retry_max_s, sleep=sleeps)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def complete(self, request: LLMRequest) -> Any:
+        return await self.llm.complete(request)
+
+
+def backend(server: Server, sleeps: Sleeps | None = None, **settings: Any) -> Any:
     values: dict[str, Any] = {
         "openai_compat_base_url": BASE,
         "openai_compat_model": "qwen-test",
         "llm_max_retries": 3,
         **settings,
     }
-    return OpenAICompatBackend(
-        Settings(**values),
-        transport=httpx.MockTransport(server),
-        sleep=sleeps if sleeps is not None else Sleeps(),
-    )
+    inner = OpenAICompatBackend(Settings(**values), transport=httpx.MockTransport(server))
+    return Retrying(inner, sleeps if sleeps is not None else Sleeps())
 
 
 def simple(**kw: Any) -> LLMRequest:
@@ -268,7 +285,7 @@ async def test_backoff_without_retry_after_grows_with_jitter() -> None:
     await backend(server, sleeps).complete(simple())
     assert len(sleeps) == 3
     for attempt, seconds in enumerate(sleeps):
-        assert 0.75 * 0.5 * 2**attempt <= seconds <= 0.5 * 2**attempt
+        assert 0.5 * 0.5 * 2**attempt <= seconds <= 0.5 * 2**attempt
 
 
 @pytest.mark.parametrize("status", [429, 500, 529])
