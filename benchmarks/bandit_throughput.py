@@ -1,11 +1,19 @@
-"""Arm pulls per second of the vectorised bandit simulator against a plain per-step Python loop,
-and peak memory at a long horizon.
+"""Arm pulls per second of the vectorised bandit simulator against a plain per-step Python loop
+and against SMPyBandits, and peak memory at a long horizon.
 
 Workload (issue 5): Bernoulli K=10, mu_i = 0.9 - 0.08 i, T=10,000, R=100 runs. Prints one
 `name value` figure per line. Wall-clock figures are best of --repeat; `_cpu` figures divide by
 process CPU time instead, which is steadier on a shared machine. Run:
 
-    python benchmarks/bandit_throughput.py [--repeat 3] [--long-horizon 100000]
+    python benchmarks/bandit_throughput.py [--repeat 3] [--long-horizon 100000] [--all-policies]
+
+SMPyBandits (issue 21) is compared in the same run when it is importable: its Thompson and UCB
+policies (startGame / choice / getReward, Bernoulli rewards from Python's random module, so the
+comparison charges SMPyBandits nothing for the environment) on --smpy-runs runs of the same
+workload. It is not a dependency: install it apart, e.g.
+`python -m venv --system-site-packages /tmp/smpy && /tmp/smpy/bin/pip install SMPyBandits`,
+and run this script with that interpreter. SMPyBandits 0.9.7 imports scipy.special.btdtri,
+which scipy 1.17 removed; the script aliases it to betaincinv (the same function) first.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import random  # noqa: E402
 import time  # noqa: E402
 import tracemalloc  # noqa: E402
 
+from domains.mab.policies import POLICIES  # noqa: E402
 from domains.mab.simulator import log_checkpoints, simulate  # noqa: E402
 
 MEANS = [0.9 - 0.08 * i for i in range(10)]
@@ -50,6 +59,40 @@ def plain_loop(policy: str, horizon: int, runs: int, seed: int = 0) -> float:
     return total / runs
 
 
+def smpybandits_loop(policy: str, horizon: int, runs: int, seed: int = 0) -> float:
+    """SMPyBandits' own policy objects, one pull at a time (the way its Evaluator drives them)."""
+    import scipy.special
+
+    if not hasattr(scipy.special, "btdtri"):  # removed in scipy 1.17; SMPyBandits 0.9.7 imports it
+        scipy.special.btdtri = scipy.special.betaincinv
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    from SMPyBandits.Policies import UCB, Thompson
+
+    cls = {"ucb1": UCB, "ts_beta": Thompson}[policy]
+    rng = random.Random(seed)
+    K, best = len(MEANS), max(MEANS)
+    total = 0.0
+    for _ in range(runs):
+        pol = cls(K)
+        pol.startGame()
+        counts = [0] * K
+        for _ in range(horizon):
+            a = int(pol.choice())
+            pol.getReward(a, 1.0 if rng.random() < MEANS[a] else 0.0)
+            counts[a] += 1
+        total += sum((best - MEANS[a]) * counts[a] for a in range(K))
+    return total / runs
+
+
+def smpybandits_available() -> bool:
+    try:
+        import importlib.util
+
+        return importlib.util.find_spec("SMPyBandits") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def best_of(repeat: int, fn) -> tuple[float, float]:  # noqa: ANN001
     """(best wall seconds, best CPU seconds) over `repeat` calls."""
     walls, cpus = [], []
@@ -76,9 +119,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--plain-runs", type=int, default=4, help="runs for the (slow) plain loop")
     parser.add_argument("--long-horizon", type=int, default=100_000)
+    parser.add_argument("--smpy-runs", type=int, default=2, help="runs for SMPyBandits (when installed)")
+    parser.add_argument("--all-policies", action="store_true", help="pulls/s of every policy (T=2000)")
     args = parser.parse_args()
     T, R = args.horizon, args.runs
+    smpy = smpybandits_available()
     print(f"load_average_1min {os.getloadavg()[0]:.2f}")
+    print(f"smpybandits_installed {int(smpy)}")
     for policy, label in (("ucb1", "ucb1"), ("ts_beta", "ts")):
         wall, cpu = best_of(args.repeat, lambda p=policy: simulate("bernoulli", MEANS, p, T, R, seed=1))
         p_wall, p_cpu = best_of(max(1, args.repeat - 1), lambda p=policy: plain_loop(p, T, args.plain_runs))
@@ -90,6 +137,21 @@ def main() -> None:
         print(f"{label}_plain_loop_pulls_per_cpu_s {plain_cpu:.4g}")
         print(f"{label}_speedup {vec / plain:.3g}")
         print(f"{label}_speedup_cpu {vec_cpu / plain_cpu:.3g}")
+        if smpy:
+            s_wall, s_cpu = best_of(max(1, args.repeat - 1), lambda p=policy: smpybandits_loop(p, T, args.smpy_runs))
+            sm, sm_cpu = args.smpy_runs * T / s_wall, args.smpy_runs * T / s_cpu
+            print(f"{label}_smpybandits_pulls_per_s {sm:.4g}")
+            print(f"{label}_smpybandits_pulls_per_cpu_s {sm_cpu:.4g}")
+            print(f"{label}_vs_smpybandits {vec / sm:.3g}")
+            print(f"{label}_vs_smpybandits_cpu {vec_cpu / sm_cpu:.3g}")
+    if args.all_policies:
+        families = {"kl_ucb_gaussian": "gaussian", "kl_ucb_exp": "exponential", "kl_ucb_poisson": "poisson",
+                    "robust_ucb": "pareto"}
+        for policy in POLICIES:
+            fam = families.get(policy, "bernoulli")
+            means = MEANS if fam in ("bernoulli", "gaussian") else [m + 0.5 for m in MEANS]
+            wall, cpu = best_of(1, lambda p=policy, f=fam, m=means: simulate(f, m, p, 2000, R, seed=1))
+            print(f"{policy}_{fam}_pulls_per_cpu_s_T2000 {R * 2000 / cpu:.4g}")
     for policy, label in (("ucb1", "ucb1"), ("ts_beta", "ts")):
         print(f"{label}_peak_memory_mb_T{args.long_horizon} {peak_memory_mb(policy, args.long_horizon, R):.3g}")
 

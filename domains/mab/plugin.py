@@ -68,8 +68,9 @@ class MABPlugin(DomainPlugin):
     display_name = "Multi-armed bandits"
     keywords = list(STRONG) + list(WEAK)
     description = (
-        "Stochastic multi-armed bandits: regret bounds (UCB, KL-UCB, MOSS, Thompson sampling), "
-        "lower bounds, concentration tools, and vectorised simulators for the Experiment stage."
+        "Stochastic multi-armed bandits: regret bounds (UCB, KL-UCB, MOSS, Thompson sampling, "
+        "Bayes-UCB, IMED, Exp3, heavy-tailed and non-stationary UCB), lower bounds, concentration "
+        "tools, and vectorised simulators for the Experiment stage."
     )
 
     def matches(self, text: str) -> bool:

@@ -14,75 +14,38 @@ Index formulas (n = pulls of the arm, mean = its empirical mean, t = current tim
 - ts_gaussian: argmax of N(mean, sigma^2 / n) samples (flat prior, after one pull per arm)
 - eps_greedy:  uniform arm with probability eps_t, else the best mean; eps_t = epsilon, or
                min(1, c K / (d^2 t)) when c is given (Auer et al. 2002)
-- etc:         m pulls of each arm round-robin, then commit to the best mean
+- etc:         m pulls of each arm round-robin, then commit to the best mean (default m: the
+               minimiser of the K-arm ETC regret bound, etc_default_m)
+
+More policies live beside this module: policies_kl.py (bayes_ucb, kl_ucb_gaussian, kl_ucb_exp,
+kl_ucb_poisson, imed) and policies_stateful.py (robust_ucb, exp3, exp3_ix, sw_ucb, d_ucb);
+policies_base.py has the Policy base classes. Which reward families each policy is defined for:
+compat.py.
 """
 
 from __future__ import annotations
 
 import math
-from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
 from domains.mab.kl import klucb_index
+from domains.mab.policies_base import Policy
+from domains.mab.policies_kl import IMED, BayesUCB, KLUCBExponential, KLUCBGaussian, KLUCBPoisson
+from domains.mab.policies_stateful import DiscountedUCB, Exp3, Exp3IX, RobustUCB, SlidingWindowUCB
 from domains.mab.window import PairWindow
 
-POLICIES = ("ucb1", "ucb_v", "kl_ucb", "moss", "ts_beta", "ts_gaussian", "eps_greedy", "etc")
-HORIZON_DEPENDENT = frozenset({"moss", "etc"})
+POLICIES = ("ucb1", "ucb_v", "kl_ucb", "moss", "ts_beta", "ts_gaussian", "eps_greedy", "etc",
+            "bayes_ucb", "kl_ucb_gaussian", "kl_ucb_exp", "kl_ucb_poisson", "imed", "robust_ucb",
+            "exp3", "exp3_ix", "sw_ucb", "d_ucb")
+# Policies whose behaviour depends on the horizon (a tuning from T): one run per horizon.
+HORIZON_DEPENDENT = frozenset({"moss", "etc", "exp3", "exp3_ix", "sw_ucb", "d_ucb"})
 # Relative cost of one step per (run, arm) pair, used to keep a spec within its time limit.
 COST = {"ucb1": 1.0, "moss": 0.6, "etc": 0.3, "eps_greedy": 1.0, "ucb_v": 1.6, "ts_gaussian": 3.0,
-        "ts_beta": 6.0, "kl_ucb": 25.0}
-
-
-ONE = np.intp(1)
-
-
-class Policy(ABC):
-    """Base: owns the current feature values of every pair and advances pointers on a pull."""
-
-    name = ""
-    feature_names: tuple[str, ...] = ("mean", "count")
-    needs_sq = False
-    init_round = True  # pull every arm once (t = 1..K) before using the index
-
-    def __init__(self, runs: int, arms: int, horizon: int, params: dict[str, Any], rng: np.random.Generator):
-        self.R, self.K, self.T = runs, arms, horizon
-        self.params = params
-        self.rng = rng
-        self.row_base = np.arange(runs, dtype=np.intp) * arms
-        self.scratch = np.empty(runs * arms)
-        self.scratch2d = self.scratch.reshape(runs, arms)
-
-    @staticmethod
-    def features(c: np.ndarray, s: np.ndarray, q: np.ndarray | None) -> dict[str, np.ndarray]:
-        return {"mean": s / c, "count": c}
-
-    def bind(self, window: PairWindow) -> None:
-        self.ptr = window.ptr
-        # Current feature values of every pair, refreshed from the window on each pull.
-        self._pairs = []
-        for name in self.feature_names:
-            cur = window.flat[name][window.ptr]
-            setattr(self, name, cur)
-            self._pairs.append((cur, window.flat[name]))
-
-    def _flat(self, arms: np.ndarray) -> np.ndarray:
-        return np.add(arms, self.row_base, out=arms)
-
-    def pull(self, flat: np.ndarray) -> None:
-        p = self.ptr[flat]
-        p += ONE
-        self.ptr[flat] = p
-        for cur, table in self._pairs:
-            cur[flat] = table[p]
-
-    @abstractmethod
-    def choose(self, t: int) -> np.ndarray:
-        """Flat (run * K + arm) indices of the arms pulled at time t, one per run."""
-
-    def step(self, t: int) -> None:
-        self.pull(self.choose(t))
+        "ts_beta": 6.0, "kl_ucb": 25.0, "bayes_ucb": 30.0, "kl_ucb_gaussian": 1.5, "kl_ucb_exp": 12.0,
+        "kl_ucb_poisson": 12.0, "imed": 6.0, "robust_ucb": 2.5, "exp3": 3.5, "exp3_ix": 3.5,
+        "sw_ucb": 2.0, "d_ucb": 3.0}
 
 
 class UCB1(Policy):
@@ -155,6 +118,15 @@ class MOSS(Policy):
         return self._flat(self.index.reshape(self.R, self.K).argmax(1))
 
 
+def beta_draws(rng: np.random.Generator, shapes: np.ndarray, gammas: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Exact Beta(a, b) variates, one per pair, as G_a / (G_a + G_b) with independent gammas
+    (numpy's Marsaglia-Tsang sampler); shapes = [a..., b...], gammas a scratch of the same size."""
+    g = rng.standard_gamma(shapes, out=gammas)
+    P = out.size
+    np.add(g[:P], g[P:], out=out)
+    return np.divide(g[:P], out, out=out)
+
+
 class TSBeta(Policy):
     name = "ts_beta"
     feature_names = ("alpha", "beta")
@@ -172,12 +144,10 @@ class TSBeta(Policy):
         self.shapes = np.concatenate([self.alpha, self.beta])
         self.alpha, self.beta = self.shapes[:P], self.shapes[P:]
         self._pairs = [(self.alpha, window.flat["alpha"]), (self.beta, window.flat["beta"])]
+        self._gammas = np.empty(2 * P)
 
     def choose(self, t: int) -> np.ndarray:
-        g = self.rng.standard_gamma(self.shapes)
-        P = self.R * self.K
-        np.add(g[:P], g[P:], out=self.scratch)
-        np.divide(g[:P], self.scratch, out=self.scratch)
+        beta_draws(self.rng, self.shapes, self._gammas, self.scratch)
         return self._flat(self.scratch2d.argmax(1))
 
 
@@ -237,24 +207,56 @@ class ExploreThenCommit(Policy):
 
 
 REGISTRY: dict[str, type[Policy]] = {
-    cls.name: cls for cls in (UCB1, UCBV, KLUCB, MOSS, TSBeta, TSGaussian, EpsGreedy, ExploreThenCommit)
+    cls.name: cls for cls in (UCB1, UCBV, KLUCB, MOSS, TSBeta, TSGaussian, EpsGreedy, ExploreThenCommit,
+                              BayesUCB, KLUCBGaussian, KLUCBExponential, KLUCBPoisson, IMED, RobustUCB,
+                              Exp3, Exp3IX, SlidingWindowUCB, DiscountedUCB)
 }
+if tuple(REGISTRY) != POLICIES:  # the spec schema and the docs list POLICIES
+    raise ImportError("policies.REGISTRY is out of date with POLICIES")
 
 
-def etc_default_m(horizon: int, min_gap: float) -> int:
-    """m = max(1, ceil(4 / gap^2 * ln(T gap^2 / 4))): the two-arm tuning of Lattimore &
-    Szepesvári (2020, ch. 6), used when a spec does not give m."""
-    if min_gap <= 0:
+def etc_regret_bound(m: int | np.ndarray, horizon: int, gaps: np.ndarray, sigma: float = 1.0) -> np.ndarray:
+    """Regret bound of explore-then-commit with m pulls per arm (Lattimore & Szepesvari 2020,
+    Theorem 6.1, sigma-sub-Gaussian rewards): m sum_i Delta_i + max(T - m K, 0) sum_i Delta_i
+    exp(-m Delta_i^2 / (4 sigma^2))."""
+    g = np.asarray(gaps, dtype=np.float64)
+    mm = np.asarray(m, dtype=np.float64)[..., None]
+    commit = np.maximum(horizon - mm[..., 0] * g.size, 0.0)
+    return mm[..., 0] * g.sum() + commit * (g * np.exp(-mm * g * g / (4.0 * sigma * sigma))).sum(-1)
+
+
+def etc_default_m(horizon: int, gaps: np.ndarray | list[float], sigma: float = 1.0) -> int:
+    """The m in [1, T / K] that minimises etc_regret_bound on the instance: with two arms this
+    is close to the textbook max(1, ceil(4 sigma^2 / Delta^2 ln(T Delta^2 / (4 sigma^2)))), and
+    with K arms it accounts for every gap and for the K m steps the exploration takes (the
+    two-arm formula with the smallest gap can exceed T / K and then never commits)."""
+    g = np.asarray(gaps, dtype=np.float64)
+    K = g.size
+    if not np.any(g > 0) or K < 1:
         return 1
-    inner = horizon * min_gap * min_gap / 4.0
-    return max(1, math.ceil(4.0 / (min_gap * min_gap) * math.log(inner))) if inner > 1 else 1
+    top = max(1, horizon // K)
+    grid = np.unique(np.round(np.geomspace(1, top, min(top, 400))).astype(np.int64))
+    best = int(grid[np.argmin(etc_regret_bound(grid, horizon, g, sigma))])
+    lo, hi = max(1, best // 2), min(top, best * 2 + 1)  # refine between the grid's neighbours
+    fine = np.unique(np.round(np.linspace(lo, hi, min(hi - lo + 1, 2000))).astype(np.int64))
+    return int(fine[np.argmin(etc_regret_bound(fine, horizon, g, sigma))])
+
+
+def etc_warning(m: int, arms: int, horizon: int) -> str | None:
+    if m * arms >= horizon:
+        return (f"etc explores for m K = {m} x {arms} = {m * arms} >= T = {horizon} steps: it never commits "
+                f"and its regret is that of uniform round-robin (linear in T)")
+    return None
 
 
 def make_policy(
-    name: str, runs: int, arms: int, horizon: int, params: dict[str, Any], rng: np.random.Generator
+    name: str, runs: int, arms: int, horizon: int, params: dict[str, Any], rng: np.random.Generator,
+    family: Any = None,
 ) -> Policy:
     try:
         cls = REGISTRY[name]
     except KeyError:
         raise ValueError(f"unknown policy {name!r}; known: {', '.join(POLICIES)}") from None
-    return cls(runs, arms, horizon, params, rng)
+    policy = cls(runs, arms, horizon, params, rng)
+    policy.family = family
+    return policy

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from domains.mab.compat import family_problem
 from domains.mab.policies import COST, HORIZON_DEPENDENT, POLICIES
+from domains.mab.streams import Family
 from domains.mab.theory import BOUND_EXPRESSIONS
 
 # Cost-weighted (run x arm x time step) units a spec may use: about a minute on one core of a
@@ -21,9 +24,10 @@ MAX_BOUNDS = 16
 MAX_ARMS = 1000
 MAX_HORIZON = 10_000_000
 MAX_REPETITIONS = 10_000
-NEEDS_BERNOULLI = {"ts_beta", "kl_ucb"}
 
-PolicyName = Literal["ucb1", "ucb_v", "kl_ucb", "moss", "ts_beta", "ts_gaussian", "eps_greedy", "etc"]
+PolicyName = Literal["ucb1", "ucb_v", "kl_ucb", "moss", "ts_beta", "ts_gaussian", "eps_greedy", "etc",
+                     "bayes_ucb", "kl_ucb_gaussian", "kl_ucb_exp", "kl_ucb_poisson", "imed", "robust_ucb",
+                     "exp3", "exp3_ix", "sw_ucb", "d_ucb"]
 Rate = Literal["log", "sqrt", "sqrt_log", "linear"]
 if set(get_args(PolicyName)) != set(POLICIES):  # the schema must offer exactly the simulator's policies
     raise ImportError("spec.PolicyName is out of date with policies.POLICIES")
@@ -33,17 +37,25 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ChangeSpec(_Strict):
+    t: int = Field(ge=2, description="first step with the new means")
+    means: list[float] = Field(min_length=2, description="mean reward of each arm from step t on")
+
+
 class InstanceSpec(_Strict):
     name: str = Field(default="", description="short identifier; filled in as inst1, inst2, ... when empty")
-    family: Literal["bernoulli", "gaussian", "pareto"] = "bernoulli"
+    family: Literal["bernoulli", "gaussian", "pareto", "exponential", "poisson"] = "bernoulli"
     means: list[float] = Field(min_length=2, description="mean reward of each arm")
     sigma: float = Field(default=1.0, gt=0, description="noise level of gaussian rewards")
     alpha: float = Field(default=2.5, gt=1, description="tail index of pareto rewards")
+    changes: list[ChangeSpec] = Field(default_factory=list, description=(
+        "piecewise-stationary instance: from step t on the arms have these means (breakpoints)"))
 
 
 class PolicySpec(_Strict):
     name: PolicyName
-    params: dict[str, float] = Field(default_factory=dict, description="epsilon, c, d, m, zeta, b")
+    params: dict[str, float] = Field(default_factory=dict, description=(
+        "epsilon, c, d, m, zeta, b, sigma, eps, u, eta, gamma, tau, xi, B (see the policy list)"))
 
 
 class BoundSpec(_Strict):
@@ -124,14 +136,9 @@ def check_spec(spec: MABExperimentSpec, max_work: float = MAX_WORK) -> list[str]
     for inst in spec.instances:
         if len(inst.means) > MAX_ARMS:
             errors.append(f"instance {inst.name}: {len(inst.means)} arms, at most {MAX_ARMS}")
-        if inst.family == "bernoulli" and any(not 0 <= m <= 1 for m in inst.means):
-            errors.append(f"instance {inst.name}: bernoulli means must lie in [0, 1]")
-        if inst.family == "pareto" and any(m <= 0 for m in inst.means):
-            errors.append(f"instance {inst.name}: pareto means must be positive")
-    for pol in spec.policies:
-        others = [f for f in families.values() if f != "bernoulli"]
-        if pol.name in NEEDS_BERNOULLI and others:
-            errors.append(f"policy {pol.name} needs bernoulli rewards, not {', '.join(sorted(set(others)))}")
+        errors.extend(f"instance {inst.name}: {e}" for e in _instance_problems(inst, max(spec.horizons)))
+    problems = {family_problem(pol.name, inst.family) for pol in spec.policies for inst in spec.instances}
+    errors.extend(sorted(p for p in problems if p))
     policy_names = {p.name for p in spec.policies}
     for b in spec.bounds:
         if not b.expression:
@@ -151,6 +158,24 @@ def check_spec(spec: MABExperimentSpec, max_work: float = MAX_WORK) -> list[str]
             f"{max_work:.3g}; reduce repetitions, horizons, arms or expensive policies (kl_ucb, ts_beta)"
         )
     return errors
+
+
+def _instance_problems(inst: InstanceSpec, horizon: int) -> list[str]:
+    fam = Family(inst.family, inst.sigma, inst.alpha)
+    problems = []
+    for label, means in [("", inst.means)] + [(f"the change at t={c.t}: ", c.means) for c in inst.changes]:
+        try:
+            fam.check_means(np.asarray(means, dtype=np.float64))
+        except ValueError as exc:
+            problems.append(f"{label}{exc}".replace(" arm means", " means"))
+        if len(means) != len(inst.means):
+            problems.append(f"{label}{len(means)} means for {len(inst.means)} arms")
+    times = [c.t for c in inst.changes]
+    if any(b <= a for a, b in zip(times, times[1:], strict=False)):
+        problems.append(f"change times must increase: {times}")
+    if times and times[-1] > horizon:
+        problems.append(f"change at t={times[-1]} is after the largest horizon {horizon}")
+    return problems
 
 
 LEVEL1_MEANS = [round(0.9 - 0.08 * i, 10) for i in range(10)]

@@ -11,14 +11,19 @@ Families (rewards of arm a have mean means[a]):
 - gaussian:  X = mu + sigma * Z, Z from Box-Muller on the counters 2j-1 and 2j
 - pareto:    X = x_m (1 - u)^(-1/alpha) with x_m = mu (alpha - 1) / alpha (Pareto type I, finite
              mean for alpha > 1, infinite variance for alpha <= 2: the heavy-tailed setting)
+- exponential: X = -mu log(1 - u) (inverse CDF; mean mu > 0)
+- poisson:   X = #{k >= 0 : F(k) <= u} with F the Poisson(mu) CDF (scipy.special.pdtr), i.e. the
+             inverse CDF; mean mu in (0, 1000]
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
+from scipy.special import pdtr
 
 MASK64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
@@ -27,7 +32,8 @@ MIX1 = 0xBF58476D1CE4E5B9
 MIX2 = 0x94D049BB133111EB
 TWO_NEG_53 = 2.0**-53
 
-FAMILIES = ("bernoulli", "gaussian", "pareto")
+FAMILIES = ("bernoulli", "gaussian", "pareto", "exponential", "poisson")
+MAX_POISSON_MEAN = 1000.0
 
 
 def mix64(z: np.ndarray) -> np.ndarray:
@@ -82,8 +88,10 @@ class Family:
     def check_means(self, means: np.ndarray) -> None:
         if self.name == "bernoulli" and (np.any(means < 0) or np.any(means > 1)):
             raise ValueError("bernoulli arm means must lie in [0, 1]")
-        if self.name == "pareto" and np.any(means <= 0):
-            raise ValueError("pareto arm means must be positive")
+        if self.name in ("pareto", "exponential") and np.any(means <= 0):
+            raise ValueError(f"{self.name} arm means must be positive")
+        if self.name == "poisson" and (np.any(means <= 0) or np.any(means > MAX_POISSON_MEAN)):
+            raise ValueError(f"poisson arm means must lie in (0, {MAX_POISSON_MEAN:g}]")
 
     def draw(self, keys: np.ndarray, arm_means: np.ndarray, pulls: np.ndarray) -> np.ndarray:
         """Rewards for pull numbers `pulls` (1-based, uint64, shape (m, B)) of the pairs with
@@ -96,13 +104,75 @@ class Family:
             u2 = uniforms(keys, pulls * two)
             z = np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * math.pi * u2)
             return arm_means + self.sigma * z
+        u = uniforms(keys, pulls)
+        if self.name == "exponential":
+            return -arm_means * np.log1p(-u)
+        if self.name == "poisson":
+            return poisson_inverse_cdf(u, np.broadcast_to(arm_means, u.shape))
         x_m = arm_means * (self.alpha - 1.0) / self.alpha
-        return x_m * (1.0 - uniforms(keys, pulls)) ** (-1.0 / self.alpha)
+        return x_m * (1.0 - u) ** (-1.0 / self.alpha)
+
+    def subgaussian_scale(self, means: np.ndarray) -> float:
+        """sigma with the rewards sigma-sub-Gaussian (Bernoulli 1/2, Gaussian sigma); for the
+        other families, which are not sub-Gaussian, the largest finite standard deviation
+        (1 when it is infinite) as a heuristic scale."""
+        if self.name == "bernoulli":
+            return 0.5
+        if self.name == "gaussian":
+            return self.sigma
+        sd = max(math.sqrt(self.variance(float(m))) for m in means)
+        return sd if math.isfinite(sd) and sd > 0 else 1.0
 
     def variance(self, mean: float) -> float:
         if self.name == "bernoulli":
             return mean * (1.0 - mean)
         if self.name == "gaussian":
             return self.sigma**2
+        if self.name == "exponential":
+            return mean**2
+        if self.name == "poisson":
+            return mean
         # Pareto I with x_m = mean (alpha - 1) / alpha has variance mean^2 / (alpha (alpha - 2)).
         return math.inf if self.alpha <= 2 else mean**2 / (self.alpha * (self.alpha - 2))
+
+    def raw_moment(self, mean: float, order: float) -> float:
+        """E|X|^order of an arm with this mean (order >= 1); infinite when it does not exist."""
+        if self.name == "bernoulli":
+            return mean
+        if self.name == "exponential":
+            return math.gamma(1.0 + order) * mean**order
+        if self.name == "pareto":
+            x_m = mean * (self.alpha - 1.0) / self.alpha
+            return math.inf if order >= self.alpha else self.alpha * x_m**order / (self.alpha - order)
+        if self.name == "gaussian" and order == 2:
+            return mean**2 + self.sigma**2
+        if self.name == "poisson" and order == 2:
+            return mean + mean**2
+        # E|X|^p <= (E X^2)^(p/2) for p <= 2 (Jensen): an upper bound, which is all a moment
+        # condition E|X|^p <= u needs.
+        if order <= 2:
+            return self.raw_moment(mean, 2.0) ** (order / 2.0)
+        raise ValueError(f"no moment of order {order} for {self.name} rewards")
+
+
+@lru_cache(maxsize=64)
+def _poisson_tables(means: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """CDF tables F(0..k_max) of each mean, concatenated with table j offset by j (so the whole
+    array increases), and the start of each table."""
+    tables, starts, start = [], [], 0
+    for j, mu in enumerate(means):
+        k_max = int(mu + 12.0 * math.sqrt(mu) + 40.0)
+        cdf = pdtr(np.arange(k_max + 1, dtype=np.float64), mu)
+        tables.append(cdf + j)
+        starts.append(start)
+        start += cdf.size
+    return np.concatenate(tables), np.asarray(starts, dtype=np.int64)
+
+
+def poisson_inverse_cdf(u: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """The Poisson(means) value with uniform u: #{k : F(k) <= u} (elementwise)."""
+    uniq, inverse = np.unique(means, return_inverse=True)
+    table, starts = _poisson_tables(tuple(float(m) for m in uniq))
+    inverse = inverse.reshape(u.shape)
+    found = np.searchsorted(table, u + inverse, side="right")
+    return (found - starts[inverse]).astype(np.float64)

@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from domains.mab.kl import kl_bernoulli, kl_gaussian
+from domains.mab.kl import kl_family
+
+KL_FAMILIES = ("bernoulli", "gaussian", "exponential", "poisson")
 
 # Named bounds as claim expressions over T and the instance variables of instance_variables().
 # The Experiment stage evaluates these strings; known_bounds() computes the same numbers directly.
@@ -47,8 +49,28 @@ BOUND_EXPRESSIONS: dict[str, dict[str, Any]] = {
         "direction": "upper",
         "asymptotic": True,
         "rate": "log",
-        "policies": ["kl_ucb"],
-        "source": "Garivier & Cappé (2011): limsup E[N_i(T)] / ln T <= 1 / kl(mu_i, mu*)",
+        "policies": ["kl_ucb", "kl_ucb_gaussian", "kl_ucb_exp", "kl_ucb_poisson", "bayes_ucb", "imed"],
+        "source": "Garivier & Cappé (2011), Cappé et al. (2013) for exponential families, Kaufmann, Cappé & "
+                  "Garivier (2012) for Bayes-UCB, Honda & Takemura (2015) for IMED: limsup E[N_i(T)] / ln T <= "
+                  "1 / KL(nu_i, nu*)",
+    },
+    "exp3_minimax": {
+        "expression": "sqrt(2*T*K*log(K))",
+        "direction": "upper",
+        "asymptotic": False,
+        "rate": "sqrt",
+        "policies": ["exp3"],
+        "source": "Bubeck & Cesa-Bianchi (2012), Theorem 3.1: Exp3 with eta = sqrt(2 ln K / (K T)), losses in "
+                  "[0, 1], any oblivious (so any stochastic) environment",
+    },
+    "exp3_ix_minimax": {
+        "expression": "3/sqrt(2)*sqrt(K*T*log(K))",
+        "direction": "upper",
+        "asymptotic": False,
+        "rate": "sqrt",
+        "policies": ["exp3_ix"],
+        "source": "the exponential-weights analysis with Neu's (2015) implicit-exploration estimates: ln K / eta "
+                  "+ (eta / 2 + gamma) K T, at eta = 2 gamma = sqrt(2 ln K / (K T)); losses in [0, 1]",
     },
     "lai_robbins": {
         "expression": "lai_robbins*log(T)",
@@ -91,12 +113,35 @@ def empirical_bernstein_radius(n: float, delta: float, sample_variance: float, b
     return math.sqrt(2.0 * sample_variance * x / n) + 3.0 * b * x / n
 
 
+def truncated_mean_radius(n: float, delta: float, u: float, eps: float = 1.0) -> float:
+    """4 u^(1/(1+eps)) (ln(1/delta) / n)^(eps/(1+eps)): with E|X|^(1+eps) <= u, the truncated
+    empirical mean (samples s kept when |X_s| <= (u s / ln(1/delta))^(1/(1+eps))) exceeds the
+    mean by more than this with probability at most delta (Bubeck, Cesa-Bianchi & Lugosi 2013,
+    Lemma 1); Robust UCB uses delta = t^-2."""
+    _check_n_delta(n, delta)
+    if not 0 < eps <= 1 or not u > 0:
+        raise ValueError("need 0 < eps <= 1 and u > 0")
+    return 4.0 * u ** (1.0 / (1.0 + eps)) * (math.log(1.0 / delta) / n) ** (eps / (1.0 + eps))
+
+
+def sw_ucb_window(horizon: int, breakpoints: int, B: float = 1.0) -> int:
+    """Garivier & Moulines' (2011) window for Upsilon breakpoints, tau = 2 B sqrt(T ln T / Upsilon);
+    with it SW-UCB's regret is O(sqrt(Upsilon T ln T))."""
+    return max(1, math.ceil(2.0 * B * math.sqrt(horizon * math.log(max(horizon, 2)) / max(1, breakpoints))))
+
+
+def d_ucb_discount(horizon: int, breakpoints: int, B: float = 1.0) -> float:
+    """Garivier & Moulines' (2011) discount, gamma = 1 - sqrt(Upsilon / T) / (4 B); with it
+    D-UCB's regret is O(sqrt(Upsilon T) ln T)."""
+    return 1.0 - math.sqrt(max(1, breakpoints) / horizon) / (4.0 * B)
+
+
 def kl_divergence(p: float, q: float, family: str = "bernoulli", sigma: float = 1.0) -> float:
-    if family == "bernoulli":
-        return float(kl_bernoulli(p, q))
-    if family == "gaussian":
-        return float(kl_gaussian(p, q, sigma))
-    raise ValueError(f"no closed-form KL for family {family!r} (bernoulli or gaussian)")
+    """KL(nu_p, nu_q) for two laws of the family with means p and q; may be infinite (Bernoulli
+    with q in {0, 1} and p != q, Poisson with q = 0 < p)."""
+    if family not in KL_FAMILIES:
+        raise ValueError(f"no closed-form KL for family {family!r} ({', '.join(KL_FAMILIES)})")
+    return float(kl_family(p, q, family, sigma))
 
 
 def gaps(means: list[float]) -> np.ndarray:
@@ -108,14 +153,26 @@ def gaps(means: list[float]) -> np.ndarray:
 
 def lai_robbins_constant(means: list[float], family: str = "bernoulli", sigma: float = 1.0) -> float:
     """sum over suboptimal i of Delta_i / KL(nu_i, nu*): any consistent policy has
-    liminf R_T / ln T >= this constant (Lai & Robbins 1985)."""
+    liminf R_T / ln T >= this constant (Lai & Robbins 1985).
+
+    A term with KL(nu_i, nu*) = infinity contributes 0, which is the true value, not a limit of
+    clipped logarithms: with Bernoulli mu* = 1 the optimal arm never pays 0, a single 0 rules an
+    arm out, and bounded regret is achievable, so the constant is 0 and the bound says only
+    R_T >= 0 (o(ln T) regret is possible)."""
     mu = np.asarray(means, dtype=np.float64)
     best = float(mu.max())
     total = 0.0
     for m, g in zip(mu, gaps(means), strict=True):
         if g > 0:
-            total += float(g) / kl_divergence(float(m), best, family, sigma)
+            kl = kl_divergence(float(m), best, family, sigma)
+            total += 0.0 if math.isinf(kl) else float(g) / kl
     return total
+
+
+def lai_robbins_degenerate(means: list[float], family: str = "bernoulli") -> bool:
+    """True when some suboptimal arm has KL(nu_i, nu*) = infinity (Bernoulli mu* = 1)."""
+    mu = np.asarray(means, dtype=np.float64)
+    return family == "bernoulli" and float(mu.max()) >= 1.0 and bool(np.any(mu < mu.max()))
 
 
 def regret_decomposition(means: list[float], pulls: list[float]) -> dict[str, Any]:
@@ -145,7 +202,7 @@ def instance_variables(means: list[float], family: str = "bernoulli", sigma: flo
         "n_suboptimal": float(pos.size),
         "sigma": float(sigma),
     }
-    if family in ("bernoulli", "gaussian"):
+    if family in KL_FAMILIES:
         variables["lai_robbins"] = lai_robbins_constant(means, family, sigma)
     return variables
 
@@ -160,6 +217,8 @@ def known_bounds(means: list[float], horizon: int, family: str = "bernoulli", si
         "ucb1_auer2002": 8.0 * lnT * v["sum_inv_gap"] + tail,
         "ucb1_minimax": math.sqrt(32.0 * v["K"] * T * lnT) + tail,
         "moss_minimax": 49.0 * math.sqrt(v["K"] * T),
+        "exp3_minimax": math.sqrt(2.0 * T * v["K"] * math.log(v["K"])),
+        "exp3_ix_minimax": 3.0 / math.sqrt(2.0) * math.sqrt(v["K"] * T * math.log(v["K"])),
     }
     if "lai_robbins" in v:
         values["klucb_asymptotic"] = values["lai_robbins"] = v["lai_robbins"] * lnT
@@ -168,8 +227,12 @@ def known_bounds(means: list[float], horizon: int, family: str = "bernoulli", si
         meta = BOUND_EXPRESSIONS[name]
         out[name] = {"value": value, **{k: meta[k] for k in ("direction", "asymptotic", "policies", "source")}}
     notes = []
+    if lai_robbins_degenerate(means, family):
+        notes.append("mu* = 1 with Bernoulli rewards: KL(nu_i, nu*) is infinite, the Lai-Robbins constant "
+                     "is 0 and bounded regret is achievable; the asymptotic bounds are 0")
     if family != "bernoulli":
-        notes.append("UCB1, MOSS and KL-UCB bounds assume rewards in [0, 1]; this instance is " + family)
+        notes.append("UCB1, MOSS, Exp3 and KL-UCB (Bernoulli) bounds assume rewards in [0, 1]; this instance is "
+                     + family)
     return {"horizon": horizon, "variables": v, "bounds": out, "notes": notes}
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from typing import Any
 
 from domains.mab import theory
+from domains.mab.compat import require_family
 from domains.mab.policies import COST, POLICIES
 from domains.mab.simulator import simulate
 from domains.mab.streams import FAMILIES, Family
@@ -23,15 +25,17 @@ class ConfidenceRadiusTool(BaseTool):
     name = "mab_confidence_radius"
     description = (
         "Confidence radius of an empirical mean after n samples at level delta: hoeffding "
-        "(rewards in [low, high]), subgaussian (sigma), bernstein (variance, range b), or "
-        "empirical_bernstein (sample variance, rewards in [0, b])."
+        "(rewards in [low, high]), subgaussian (sigma), bernstein (variance, range b), "
+        "empirical_bernstein (sample variance, rewards in [0, b]), or truncated_mean (heavy tails: "
+        "E|X|^(1+eps) <= u; Bubeck, Cesa-Bianchi & Lugosi 2013)."
     )
 
     def input_schema(self) -> dict[str, Any]:
         return {
             "type": "object",
             "properties": {
-                "kind": {"type": "string", "enum": ["hoeffding", "subgaussian", "bernstein", "empirical_bernstein"]},
+                "kind": {"type": "string", "enum": ["hoeffding", "subgaussian", "bernstein", "empirical_bernstein",
+                                                    "truncated_mean"]},
                 "n": {"type": "number", "exclusiveMinimum": 0},
                 "delta": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
                 "low": {"type": "number", "default": 0},
@@ -40,6 +44,8 @@ class ConfidenceRadiusTool(BaseTool):
                 "variance": {"type": "number"},
                 "b": {"type": "number", "default": 1},
                 "two_sided": {"type": "boolean", "default": False},
+                "u": {"type": "number", "description": "bound on E|X|^(1+eps) (truncated_mean)"},
+                "eps": {"type": "number", "default": 1, "description": "moment order minus 1, in (0, 1]"},
             },
             "required": ["kind", "n", "delta"],
         }
@@ -54,6 +60,8 @@ class ConfidenceRadiusTool(BaseTool):
             r = theory.bernstein_radius(n, delta, _required(kw, "variance"), kw.get("b", 1.0), two)
         elif kind == "empirical_bernstein":
             r = theory.empirical_bernstein_radius(n, delta, _required(kw, "variance"), kw.get("b", 1.0))
+        elif kind == "truncated_mean":
+            r = theory.truncated_mean_radius(n, delta, _required(kw, "u"), float(kw.get("eps", 1.0)))
         else:
             raise ValueError(f"unknown radius kind {kind!r}")
         return {"kind": kind, "radius": r}
@@ -61,33 +69,39 @@ class ConfidenceRadiusTool(BaseTool):
 
 class KLTool(BaseTool):
     name = "mab_kl"
-    description = "KL divergence between two Bernoulli (p, q) or two Gaussian (means p, q; common sigma) laws."
+    description = ("KL divergence between two laws of one family given by their means p and q: bernoulli, "
+                   "gaussian (common sigma), exponential or poisson. Infinite values are returned as \"inf\".")
 
     def input_schema(self) -> dict[str, Any]:
         return {
             "type": "object",
             "properties": {"p": {"type": "number"}, "q": {"type": "number"},
-                           "family": {"type": "string", "enum": ["bernoulli", "gaussian"]},
+                           "family": {"type": "string", "enum": list(theory.KL_FAMILIES)},
                            "sigma": {"type": "number", "default": 1}},
             "required": ["p", "q"],
         }
 
     async def call(self, **kw: Any) -> Any:
         family = kw.get("family", "bernoulli")
-        return {"kl": theory.kl_divergence(float(kw["p"]), float(kw["q"]), family, float(kw.get("sigma", 1.0)))}
+        return {"kl": _finite(theory.kl_divergence(float(kw["p"]), float(kw["q"]), family, float(kw.get("sigma", 1.0))))}
 
 
 class LaiRobbinsTool(BaseTool):
     name = "mab_lai_robbins"
-    description = "Lai-Robbins constant sum_i Delta_i / KL(nu_i, nu*) of an instance (lower bound: c ln T)."
+    description = ("Lai-Robbins constant sum_i Delta_i / KL(nu_i, nu*) of an instance (lower bound: c ln T). "
+                   "It is 0 for Bernoulli rewards with mu* = 1 (KL infinite: bounded regret is possible).")
 
     def input_schema(self) -> dict[str, Any]:
-        return {"type": "object", "properties": {"means": _MEANS, "family": {"type": "string", "enum": ["bernoulli", "gaussian"]},
+        return {"type": "object", "properties": {"means": _MEANS, "family": {"type": "string", "enum": list(theory.KL_FAMILIES)},
                                                  "sigma": {"type": "number", "default": 1}}, "required": ["means"]}
 
     async def call(self, **kw: Any) -> Any:
-        c = theory.lai_robbins_constant(kw["means"], kw.get("family", "bernoulli"), float(kw.get("sigma", 1.0)))
-        return {"constant": c}
+        family = kw.get("family", "bernoulli")
+        c = theory.lai_robbins_constant(kw["means"], family, float(kw.get("sigma", 1.0)))
+        out: dict[str, Any] = {"constant": c}
+        if theory.lai_robbins_degenerate(kw["means"], family):
+            out["note"] = "mu* = 1: KL(nu_i, nu*) is infinite for every suboptimal arm, so the constant is 0"
+        return out
 
 
 class RegretDecompositionTool(BaseTool):
@@ -106,7 +120,8 @@ class KnownBoundsTool(BaseTool):
     name = "mab_known_bounds"
     description = (
         "Known regret bounds evaluated on an instance at horizon T: UCB1 instance-dependent "
-        "(Auer et al. 2002) and minimax, MOSS minimax, KL-UCB asymptotic, Lai-Robbins lower bound."
+        "(Auer et al. 2002) and minimax, MOSS minimax, Exp3 and Exp3-IX minimax, the asymptotic "
+        "bound of KL-UCB (all families), Bayes-UCB and IMED, and the Lai-Robbins lower bound."
     )
 
     def input_schema(self) -> dict[str, Any]:
@@ -122,7 +137,8 @@ class SimulateBanditTool(BaseTool):
     name = "simulate_bandit"
     description = (
         "Simulate a bandit policy on an instance (vectorised over runs, seeded): pseudo-regret "
-        "curve (mean, s.e., 10/50/90% quantiles) at log-spaced times, final regret, mean pulls. "
+        "curve (mean, s.e., 10/50/90% quantiles, mean +- s.e. band) with the realised regret and "
+        "the best-arm rate at log-spaced times, final values, mean pulls. "
         f"Policies: {', '.join(POLICIES)}. Kept small: runs x arms x horizon is capped."
     )
 
@@ -137,7 +153,13 @@ class SimulateBanditTool(BaseTool):
                 "family": _FAMILY,
                 "sigma": {"type": "number", "default": 1},
                 "alpha": {"type": "number", "default": 2.5},
-                "params": {"type": "object", "description": "policy parameters (epsilon, m, c, zeta, b)"},
+                "params": {"type": "object", "description": "policy parameters (epsilon, m, c, zeta, b, sigma, eps, "
+                                                            "u, eta, gamma, tau, xi, B)"},
+                "changes": {"type": "array", "description": "piecewise-stationary arms: [{t, means}], the means "
+                                                           "from step t on",
+                            "items": {"type": "object", "properties": {"t": {"type": "integer", "minimum": 2},
+                                                                      "means": {"type": "array", "items": {"type": "number"}}},
+                                      "required": ["t", "means"]}},
                 "seed": {"type": "integer", "default": 0},
             },
             "required": ["means", "policy", "horizon"],
@@ -145,6 +167,7 @@ class SimulateBanditTool(BaseTool):
 
     async def call(self, **kw: Any) -> Any:
         runs, horizon, means = int(kw.get("runs", 50)), int(kw["horizon"]), kw["means"]
+        require_family(kw["policy"], kw.get("family", "bernoulli"))  # one clear line, before any work
         work = runs * horizon * len(means) * COST.get(kw["policy"], 1.0)
         if work > TOOL_MAX_WORK:
             raise ValueError(
@@ -155,8 +178,14 @@ class SimulateBanditTool(BaseTool):
         result = await asyncio.to_thread(
             simulate, family, means, kw["policy"], horizon, runs, int(kw.get("seed", 0)),
             params=kw.get("params") or {}, n_checkpoints=30,
+            changes=[(int(c["t"]), c["means"]) for c in kw.get("changes") or []],
         )
         return result.summary(max_points=30)
+
+
+def _finite(x: float) -> float | str:
+    """JSON has no infinity: infinite values travel as the string "inf"."""
+    return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
 
 
 def _required(kw: dict[str, Any], key: str) -> float:

@@ -43,13 +43,14 @@ class PairWindow:
         feature_names: tuple[str, ...],
         needs_sq: bool = False,
         block: int | None = None,
+        needs_reward: bool = False,
     ) -> None:
         arms = len(means)
         self.family = family
         self.pairs = runs * arms
         self.needs_sq = needs_sq
         self.feature_fn = feature_fn
-        n_arrays = len(feature_names) + (2 if needs_sq else 1)
+        n_arrays = len(feature_names) + (2 if needs_sq else 1) + (1 if needs_reward else 0)
         self.block = block or choose_block(self.pairs, n_arrays)
         self.width = 2 * self.block
         self.keys = pair_keys(key, runs, arms)[:, None]
@@ -57,6 +58,9 @@ class PairWindow:
         shape = (self.pairs, self.width)
         self.S = np.zeros(shape)
         self.Q = np.zeros(shape) if needs_sq else None
+        # X[:, j] is the reward of pull number base + j (for policies that update per pull)
+        self.X = np.zeros(shape) if needs_reward else None
+        self.flat_X = self.X.reshape(-1) if self.X is not None else None
         self.names = tuple(feature_names)
         # One contiguous 1-D table per feature: numpy's 1-D gathers are several times faster
         # than row gathers from a 2-D table, and the per-step cost is mostly call overhead.
@@ -77,6 +81,8 @@ class PairWindow:
         cols = np.arange(start, self.width, dtype=np.int64)
         counts = self.base[rows][:, None] + cols
         x = self.family.draw(self.keys[rows], self.arm_means[rows], counts.astype(np.uint64))
+        if self.X is not None:
+            self.X[rows, start:] = x
         # cumsum from the previous prefix value keeps the additions in pull order, so the sums
         # are bit-identical to a running total updated one reward at a time.
         self.S[rows, start:] = np.cumsum(np.hstack([self.S[rows, start - 1 : start], x]), axis=1)[:, 1:]
@@ -98,12 +104,34 @@ class PairWindow:
         if rows.size == 0:
             return
         b = self.block
-        arrays = [self.S, *self.features.values()] + ([self.Q] if self.Q is not None else [])
-        for arr in arrays:
+        for arr in self._arrays():
             arr[rows, :b] = arr[rows, b:]
         self.base[rows] += b
         self.ptr[rows] -= b
         self._fill(rows, b)
+
+    def _arrays(self) -> list[np.ndarray]:
+        extra = [a for a in (self.Q, self.X) if a is not None]
+        return [self.S, *self.features.values(), *extra]
+
+    def set_means(self, means: np.ndarray) -> None:
+        """Piecewise-stationary arms: from now on every pull draws with the new means. The
+        current column of every pair moves to column 0 and the rest of the window is recomputed
+        from the pair's next pull number, so rewards already received are untouched and reward
+        number j of a pair is still F^{-1}(u(key, j)) with the mean in force when it is pulled."""
+        used = self.ptr - self.row_start
+        rows = np.arange(self.pairs)
+        for arr in self._arrays():
+            arr[:, 0] = arr[rows, used]
+        self.base += used
+        self.ptr[:] = self.row_start
+        reps = self.pairs // len(means)
+        self.arm_means = np.tile(np.asarray(means, dtype=np.float64), reps)[:, None]
+        self._fill(rows, 1)
+
+    def rewards_so_far(self) -> np.ndarray:
+        """Sum of the rewards each pair has paid, shape (pairs,)."""
+        return self.S.reshape(-1)[self.ptr]
 
     def counts(self) -> np.ndarray:
         """Pulls of every pair so far, shape (pairs,)."""

@@ -90,3 +90,44 @@ def test_backend_refuses_invalid_specs_and_defaults_are_valid():
         backend.run(spec(horizons=[1]))
     assert check_spec(default_spec()) == []
     assert work_units(default_spec()) < 5e7
+
+
+def test_piecewise_instances_and_new_outputs_reach_the_report():
+    backend = MABExperimentBackend()
+    s = spec(instances=[{"name": "shift", "means": [0.8, 0.5, 0.2], "changes": [{"t": 150, "means": [0.2, 0.5, 0.8]}]}],
+             policies=[{"name": "sw_ucb"}, {"name": "exp3"}, {"name": "etc", "params": {"m": 200}}],
+             horizons=[100, 300], bounds=[{"name": "exp3", "known": "exp3_minimax"}])
+    assert check_spec(s) == []
+    raw = backend.run(s)
+    report = SimulationReport.model_validate(raw)
+    assert report.variables["shift"]["n_changes"] == 1.0
+    assert any("piecewise-stationary" in n for n in report.notes)
+    assert any(n.startswith("etc: etc explores") for n in report.notes)  # the ETC warning reaches the notes
+    sw = raw["series"][0]
+    for key in ("lower", "upper", "realised_mean", "realised_stderr", "best_arm_rate_mean", "best_arm_rate_stderr"):
+        assert len(sw[key]) == len(sw["t"])
+    assert {"realised_mean", "best_arm_rate_mean", "lower"} <= set(sw["points"][0])
+    assert report.bounds[0].series == ["exp3"]
+    # a horizon-dependent policy gets each horizon's own run, with the change only when it fits
+    assert [p.horizon for p in report.series_named("sw_ucb").points] == [100, 300]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [([{"t": 50, "means": [0.5, 0.4]}], "2 means for 3 arms"),
+     ([{"t": 50, "means": [0.5, 0.4, 1.4]}], "bernoulli means must lie in [0, 1]"),
+     ([{"t": 60, "means": [0.5, 0.4, 0.3]}, {"t": 50, "means": [0.5, 0.4, 0.3]}], "must increase"),
+     ([{"t": 5000, "means": [0.5, 0.4, 0.3]}], "after the largest horizon")],
+)
+def test_bad_changes_are_reported(changes, message):
+    s = spec(instances=[{"name": "a", "means": [0.9, 0.8, 0.7], "changes": changes}])
+    assert any(message in e for e in check_spec(s)), check_spec(s)
+
+
+def test_new_families_in_specs():
+    s = spec(instances=[{"name": "e", "family": "exponential", "means": [1.0, 2.0]},
+                        {"name": "p", "family": "poisson", "means": [1.0, 2000.0]}],
+             policies=[{"name": "imed"}, {"name": "kl_ucb_exp"}], bounds=[])
+    errors = check_spec(s)
+    assert any("poisson means must lie in (0, 1000]" in e for e in errors)
+    assert any(e.startswith("policy kl_ucb_exp needs exponential rewards") and "not poisson" in e for e in errors)
