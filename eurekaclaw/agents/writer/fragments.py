@@ -34,6 +34,7 @@ from eurekaclaw.agents.writer.latex_policy import (
     MATH_ENVS,
     is_blocked,
 )
+from eurekaclaw.agents.writer.sanitize import group_end
 
 _CITE_RE = re.compile(r"\\(cite[a-z]*)\*?((?:\[[^\]]*\])*)\{([^{}]*)\}")
 _CS_RE = re.compile(r"\\([A-Za-z@]+)")
@@ -58,23 +59,6 @@ class FragmentResult:
 
 def _source(fragment: str) -> str:
     return "\\textnormal{\\texttt{" + escape_text(fragment) + "}}"
-
-
-def _group_end(text: str, start: int) -> int:
-    depth, i = 0, start
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return len(text)
 
 
 def _fix_refs(text: str, labels: LabelMap | None, fixes: list[str]) -> str:
@@ -158,7 +142,7 @@ def _fix_commands(text: str, undefined: Iterable[str], fixes: list[str]) -> str:
             continue
         end = m.end()
         if not blocked and end < len(text) and text[end] == "{":
-            end = _group_end(text, end)
+            end = group_end(text, end)
         if blocked and name in DROP_ARGUMENT:
             j = end
             while j < len(text) and text[j] in " *":
@@ -167,7 +151,7 @@ def _fix_commands(text: str, undefined: Iterable[str], fixes: list[str]) -> str:
                 close = text.find("]", j)
                 j = close + 1 if close > 0 else j + 1
             if j < len(text) and text[j] == "{":
-                end = _group_end(text, j)
+                end = group_end(text, j)
         fixes.append(f"{'forbidden' if blocked else 'undefined'} command \\{name} shown as text")
         out.append(_source(text[i:end]))
         i = end
@@ -327,7 +311,7 @@ def _fix_text_segment(piece: str, fixes: list[str]) -> str:
         if m.start() < pos:
             continue
         out.append(_fix_plain_text(piece[pos : m.start()], fixes))
-        end = _group_end(piece, m.end())
+        end = group_end(piece, m.end())
         out.append(piece[m.start() : end])
         pos = end
     out.append(_fix_plain_text(piece[pos:], fixes))

@@ -61,7 +61,7 @@ class _Env:
     depth: int  # brace depth when the environment opened
 
 
-def _group_end(text: str, start: int) -> int:
+def group_end(text: str, start: int) -> int:
     """Index just past the balanced {...} group that opens at `start` (or len(text))."""
     depth = 0
     i = start
@@ -89,7 +89,7 @@ def _skip_spaces(text: str, i: int) -> int:
 def _skip_group(text: str, i: int) -> int:
     j = _skip_spaces(text, i)
     if j < len(text) and text[j] == "{":
-        return _group_end(text, j)
+        return group_end(text, j)
     return i
 
 
@@ -103,7 +103,7 @@ def _skip_definition(name: str, text: str, i: int) -> int:
         m = re.match(r"\\([A-Za-z]+|.)", text[j:], re.DOTALL)
         j += m.end() if m else 1
     elif j < len(text) and text[j] == "{":
-        j = _group_end(text, j)
+        j = group_end(text, j)
     if name in ("let", "futurelet"):
         j = _skip_spaces(text, j)
         if j < len(text) and text[j] == "=":
@@ -114,7 +114,7 @@ def _skip_definition(name: str, text: str, i: int) -> int:
         # parameter text (#1#2, delimiters) runs up to the body's opening brace
         k = text.find("{", j)
         if k != -1 and k - j <= 40 and "\n" not in text[j:k]:
-            return _group_end(text, k)
+            return group_end(text, k)
         return j
     while True:
         m = _OPT_ARG.match(text, j)
@@ -135,7 +135,7 @@ def _skip_stream_operands(text: str, i: int) -> int:
     if j < len(text) and text[j] == "=":
         j = _skip_spaces(text, j + 1)
     if j < len(text) and text[j] == "{":
-        return _group_end(text, j)
+        return group_end(text, j)
     m = re.match(r"[^\s{}\\]+", text[j:])  # a file name
     return j + m.end() if m else j
 
@@ -394,7 +394,7 @@ class _Walker:
         opts = text[opts_start:j]
         k = _skip_spaces(text, j)
         if k < len(text) and text[k] == "{":
-            close = _group_end(text, k)
+            close = group_end(text, k)
             return close, text[end:j], text[k + 1 : close - 1]
         return j, opts, None
 
