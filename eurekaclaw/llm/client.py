@@ -17,19 +17,22 @@ or not it derives from `BaseLLMClient`: the one place optional attributes are lo
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any
 
 from eurekaclaw.llm.types import LLMClient, LLMRequest, LLMResponse, ModelTier
 
 
-class BaseLLMClient:
+class BaseLLMClient(ABC):
     name: str = "base"
 
+    @abstractmethod
     def model_for(self, tier: ModelTier) -> str:
-        raise NotImplementedError
+        """The model a request of this tier goes to."""
 
+    @abstractmethod
     async def complete(self, request: LLMRequest) -> LLMResponse:
-        raise NotImplementedError
+        """One attempt; retries are the session client's."""
 
     @property
     def display_name(self) -> str:

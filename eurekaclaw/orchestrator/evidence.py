@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from eurekaclaw.agents.experiment.violations import worst_violation
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
 from eurekaclaw.types.artifacts import Counterexample
 
@@ -26,6 +25,10 @@ def apply_experiment_evidence(bus: KnowledgeBus, *, replans_allowed: bool) -> Ev
     result = bus.get_experiment_result()
     if theory is None or result is None or not result.violations or theory.status == "refuted":
         return "none"
+    # Imported here: the experiment package pulls numpy/scipy/sympy, which the CLI must not load
+    # before it knows a session will run (a missing backend fails in well under a second).
+    from eurekaclaw.agents.experiment.violations import worst_violation
+
     was = theory.status
     root = theory.root_id()
     node = theory.lemma_dag.get(root) if root else None

@@ -267,7 +267,8 @@ class MetaOrchestrator:
             ui.event(kind, **data)
 
         def on_usage(ledger: UsageLedger) -> None:
-            ui.usage(ledger.total.input_tokens + ledger.total.output_tokens, ledger.cost)
+            ui.usage(ledger.total.input_tokens + ledger.total.output_tokens,
+                     ledger.cost if ledger.cost_known else None)
 
         ctx = build_context(
             settings=self.settings,

@@ -100,7 +100,7 @@ class RunUI:
         self.theory: TheoryState | None = None
         self.lemma_states: dict[str, dict[str, Any]] = {}
         self.tokens = 0
-        self.cost = 0.0
+        self.cost: float | None = 0.0
         self.current = ""
 
     # --- lifecycle --------------------------------------------------------------------------
@@ -136,7 +136,8 @@ class RunUI:
         self.theory = state
         self._refresh()
 
-    def usage(self, tokens: int, cost: float) -> None:
+    def usage(self, tokens: int, cost: float | None) -> None:
+        """`cost` None: some call had no price, so the dollars spent are unknown."""
         self.tokens, self.cost = tokens, cost
         self._refresh()
 
@@ -163,9 +164,10 @@ class RunUI:
 
     def _render(self) -> Group:
         elapsed = time.monotonic() - self._start
+        cost = "cost unknown" if self.cost is None else f"${self.cost:.4f}"
         head = Text(
             f"EurekaClaw {self.session_id}  stage: {self.current or '-'}  "
-            f"elapsed {elapsed:.0f}s  tokens {self.tokens:,}  ${self.cost:.4f}",
+            f"elapsed {elapsed:.0f}s  tokens {self.tokens:,}  {cost}",
             style="bold",
         )
         parts: list[Any] = [head]

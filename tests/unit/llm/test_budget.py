@@ -201,3 +201,20 @@ def test_sessions_lists_unknown_cost_as_unknown(tmp_path: Path) -> None:
                                        text=True, env=env, cwd=tmp_path, timeout=120).stdout)
     by_id = {row["session_id"]: row for row in listed}
     assert by_id[unknown.session_id]["cost_usd"] is None and by_id[known.session_id]["cost_usd"] == 0.0125
+
+
+def test_the_live_view_says_cost_unknown_instead_of_zero_dollars() -> None:
+    from rich.console import Console
+
+    from eurekaclaw.orchestrator.progress import RunUI
+
+    ui = RunUI(live=False, quiet=True)
+    ui.start("s1", "prove")
+    console = Console(width=120, record=True)
+    ui.usage(1200, None)
+    console.print(ui._render())
+    ui.usage(1200, 0.25)
+    console.print(ui._render())
+    ui.stop()
+    text = console.export_text()
+    assert "cost unknown" in text and "$0.0000" not in text and "$0.2500" in text
