@@ -485,6 +485,11 @@ def doctor(
         out().print(render_doctor(report))
 
 
+# Commands defined in their own modules: one registration line each, kept in this block.
+# --- registered commands ---
+# --- end registered commands ---
+
+
 def _show_version(value: bool) -> None:
     if value:
         from eurekaclaw import __version__
