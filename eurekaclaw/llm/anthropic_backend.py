@@ -125,7 +125,7 @@ class AnthropicBackend(BaseLLMClient):
                 {
                     "name": name,
                     "description": f"Submit the answer as a {request.output.__name__} object.",
-                    "input_schema": request.output_schema(),
+                    "input_schema": request.output_schema() or {},
                 }
             )
             params["tool_choice"] = {"type": "tool", "name": name}

@@ -147,7 +147,7 @@ class OpenAICompatBackend(BaseLLMClient):
                 _function_tool(
                     name,
                     f"Submit the answer as a {request.output.__name__} object.",
-                    request.output_schema(),
+                    request.output_schema() or {},
                 )
             )
             body["tool_choice"] = {"type": "function", "function": {"name": name}}

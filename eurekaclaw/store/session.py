@@ -79,7 +79,7 @@ class SessionDir:
         spec = read_json(self.file("input_spec.json"), None)
         spec = spec if isinstance(spec, dict) else {}
         events = read_jsonl(self.file(self.EVENTS)) if self.file(self.EVENTS).exists() else []
-        started = next((e for e in events if e.get("kind") == "session_started"), {})
+        started: dict[str, Any] = next((e for e in events if e.get("kind") == "session_started"), {})
         stopped = [e for e in events if e.get("kind") == "session_stopped"]
         mode = spec.get("mode") or started.get("mode")
         if not mode:

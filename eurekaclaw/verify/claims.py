@@ -117,7 +117,7 @@ class ParsedClaim:
     # The conditions of the conclusion's own expressions (a subset of `conditions`).
     conclusion_conditions: list[Relation] = field(default_factory=list)
     # Compiled evaluators, built once per parsed claim by their users (exact.py).
-    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def names(self) -> list[str]:

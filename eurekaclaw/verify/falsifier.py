@@ -20,9 +20,10 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import minimize
 
-from eurekaclaw.types.artifacts import CheckResult, Claim
-from eurekaclaw.verify.claims import ParsedClaim, Relation, VarDomain, evaluated
+from eurekaclaw.types.artifacts import CheckResult, CheckVerdict, Claim
+from eurekaclaw.verify.claims import ParsedClaim, Relation, VarDomain
 from eurekaclaw.verify.exact import ClaimEvaluation, evaluate_parsed, parsed_for
+from eurekaclaw.verify.forms import evaluated
 from eurekaclaw.verify.numeric import compile_numpy
 from eurekaclaw.verify.sampling import in_domain, random_values, special_grid
 
@@ -45,7 +46,8 @@ class FalsifierReport:
     feasible: int = 0
     worst_point: dict[str, float | int] | None = None
     worst_slack: float | None = None
-    counterexample: dict[str, float | int] | None = None
+    # exact rationals that are not integers are kept as their "p/q" text
+    counterexample: dict[str, float | int | str] | None = None
     evaluation: ClaimEvaluation | None = None
     unconfirmed: int = 0
     seconds: float = 0.0
@@ -57,7 +59,9 @@ class FalsifierReport:
         return self.counterexample is not None
 
     def to_check_result(self) -> CheckResult:
-        verdict = {"counterexample": "failed", "no_counterexample": "passed", "inconclusive": "unknown"}[self.verdict]
+        verdicts: dict[str, CheckVerdict] = {"counterexample": "failed", "no_counterexample": "passed",
+                                             "inconclusive": "unknown"}
+        verdict = verdicts[self.verdict]
         return CheckResult(checker="falsifier", verdict=verdict, detail=self.detail, version=_versions(),
                            counterexample=self.counterexample, seconds=round(self.seconds, 3))
 
@@ -410,7 +414,7 @@ def _conclude(search: _Search, parsed: ParsedClaim, rows: np.ndarray, norm: np.n
             seen[key] = evaluate_parsed(parsed, pt)
         ev = seen[key]
         if ev.holds is False:
-            report.verdict, report.counterexample, report.evaluation = "counterexample", pt, ev
+            report.verdict, report.counterexample, report.evaluation = "counterexample", dict(pt), ev
             break
         report.unconfirmed += 1
         undecided += ev.status == "undecided"

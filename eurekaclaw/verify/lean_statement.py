@@ -30,7 +30,8 @@ from typing import Literal
 import sympy as sp
 
 from eurekaclaw.types.artifacts import Claim
-from eurekaclaw.verify.claims import ParsedClaim, Relation, evaluated, parse_claim
+from eurekaclaw.verify.claims import ParsedClaim, Relation, parse_claim
+from eurekaclaw.verify.forms import evaluated
 from eurekaclaw.verify.grammar import ClaimError
 
 LEAN_HEADER = "import Mathlib\n"

@@ -11,6 +11,7 @@ Both functions are deterministic and raise ClaimError for a claim that does not 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import sympy as sp
@@ -90,6 +91,11 @@ def _negated(term: sp.Expr) -> sp.Expr | None:
 
 
 class _AsWritten:
+    # supplied by the sympy printer this mixes into
+    minus: str
+    parenthesize: Callable[..., str]
+    _wrap: Callable[[str], str]
+
     """Sums and negations printed from the unevaluated tree. sympy's own printers negate a
     term by evaluating -term, which would print y - x/x as y - 1."""
 
@@ -220,7 +226,7 @@ def _latex_domain(name: str, dom: VarDomain, num: Any) -> str:
         if lo is not None and hi is not None:
             if dom.lo == dom.hi:
                 return f"{name} = {lo}"
-            if dom.hi == dom.lo + 1:
+            if dom.lo is not None and dom.hi == dom.lo + 1:
                 return rf"{name} \in \{{{lo}, {hi}\}}"
             return rf"{name} \in \{{{lo}, \dots, {hi}\}}"
         if lo is not None:
@@ -245,7 +251,7 @@ def _plain_domain(name: str, dom: VarDomain, num: Any) -> str:
         if lo is not None and hi is not None:
             if dom.lo == dom.hi:
                 return f"{name} = {lo}"
-            return f"{name} ∈ {{{lo}, {hi}}}" if dom.hi == dom.lo + 1 else f"{name} ∈ {{{lo}, …, {hi}}}"
+            return f"{name} ∈ {{{lo}, {hi}}}" if dom.lo is not None and dom.hi == dom.lo + 1 else f"{name} ∈ {{{lo}, …, {hi}}}"
         if lo is not None:
             return f"{name} ≥ {lo} (integer)"
         if hi is not None:

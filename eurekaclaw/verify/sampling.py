@@ -38,7 +38,7 @@ def random_values(dom: VarDomain, n: int, rng: np.random.Generator) -> np.ndarra
         near = width * _log_uniform(rng, n, TINY, 1.0)
         vals = np.where(pick == 0, lo + near, np.where(pick == 1, hi - near, rng.uniform(lo, hi, n)))
     elif lo is not None or hi is not None:
-        anchor, direction = (lo, 1.0) if lo is not None else (hi, -1.0)
+        anchor, direction = (lo, 1.0) if lo is not None else (float(hi or 0.0), -1.0)
         offset = np.where(pick == 0, rng.uniform(0, 2, n), np.where(pick == 1, rng.uniform(0, 20, n), _log_uniform(rng, n, TINY, WIDE)))
         vals = anchor + direction * offset
     else:

@@ -23,7 +23,8 @@ from typing import Any
 
 import sympy as sp
 
-from eurekaclaw.verify.claims import ParsedClaim, Relation, evaluated
+from eurekaclaw.verify.claims import ParsedClaim, Relation
+from eurekaclaw.verify.forms import evaluated
 from eurekaclaw.verify.smt_axioms import Axioms
 
 MAX_POWER = 64

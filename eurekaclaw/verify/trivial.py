@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 import sympy as sp
 
 from eurekaclaw.types.artifacts import Claim
-from eurekaclaw.verify.claims import ParsedClaim, Relation, evaluated, parse_claim
+from eurekaclaw.verify.claims import ParsedClaim, Relation, parse_claim
 from eurekaclaw.verify.exact import parsed_for
+from eurekaclaw.verify.forms import evaluated
 from eurekaclaw.verify.grammar import ClaimError
 
 log = logging.getLogger(__name__)
@@ -273,7 +275,7 @@ def _pinned_by_ranges(ranges: dict[str, _Range]) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
-def _solver_facts(claim: Claim, timeout_s: float) -> dict[str, object]:
+def _solver_facts(claim: Claim, timeout_s: float) -> dict[str, Any]:
     # imported here: the pool module starts worker processes and is not needed otherwise
     from eurekaclaw.verify.smt import smt_analyse
 
