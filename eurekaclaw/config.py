@@ -19,7 +19,7 @@ from eurekaclaw.errors import ConfigError
 
 # The built-in LLM backends; plugins add theirs through this entry-point group
 # (eurekaclaw/llm/registry.py). The one list: the registry and the settings both read it.
-BUILTIN_BACKENDS = ("anthropic", "openai_compat", "local", "scripted", "replay")
+BUILTIN_BACKENDS = ("anthropic", "openai_compat", "local", "scripted", "replay", "schema")
 LLM_BACKENDS_GROUP = "eurekaclaw.llm_backends"
 BackendName = str
 

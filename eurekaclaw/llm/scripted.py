@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
 
 from eurekaclaw.errors import BadInputError, LLMFatalError
 from eurekaclaw.llm.client import BaseLLMClient
@@ -32,6 +33,21 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
+def _is_output_object(reply: dict[str, Any], request: LLMRequest) -> bool:
+    """A dict whose keys all belong to the requested output model and that the model accepts
+    is that object, even when a field is called `text` or `stop_reason`; response fields are
+    recognised only otherwise."""
+    if request.output is None or {"structured", "tool_calls"} & set(reply):
+        return False
+    if not set(reply) <= set(request.output.model_fields):
+        return False
+    try:
+        request.output.model_validate(reply)
+    except ValidationError:
+        return False
+    return True
+
+
 def to_response(reply: Any, request: LLMRequest) -> LLMResponse:
     """Accept an LLMResponse, a str (text), or a dict (response fields, else structured data)."""
     if isinstance(reply, LLMResponse):
@@ -40,7 +56,7 @@ def to_response(reply: Any, request: LLMRequest) -> LLMResponse:
         resp = LLMResponse(text=reply)
     elif isinstance(reply, dict):
         fields = {"text", "structured", "tool_calls", "stop_reason"}
-        if set(reply) & fields:
+        if set(reply) & fields and not _is_output_object(reply, request):
             calls = [
                 ToolUseBlock(id=c.get("id") or f"call_{i}", name=c["name"], input=c.get("input", {}))
                 for i, c in enumerate(reply.get("tool_calls") or [])

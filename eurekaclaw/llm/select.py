@@ -36,7 +36,7 @@ def choose_backend(settings: Settings, override: str | None = None) -> tuple[str
             extra = "".join(f", {p}" for p in sorted(plugins))
             raise BadInputError(
                 f"unknown LLM backend {name!r}: use anthropic, openai_compat, local, "
-                f"scripted:<file> or replay:<session id>{extra}"
+                f"scripted:<file>, replay:<session id> or schema[:<seed>]{extra}"
             )
         if (name in {"scripted", "replay"} or (name in plugins and plugins[name].needs_arg)) and not arg:
             raise BadInputError(f"--llm {name} needs an argument, e.g. {name}:<file>")
@@ -59,6 +59,14 @@ def build_backend(settings: Settings, name: str, arg: str | None, replay_log: Pa
         from eurekaclaw.llm.scripted import ScriptedBackend
 
         return ScriptedBackend.from_file(Path(arg or ""))
+    if name == "schema":
+        from eurekaclaw.llm.schema_model import SchemaBackend
+
+        try:
+            seed = int(arg) if arg else 0
+        except ValueError:
+            raise BadInputError(f"--llm schema:<seed> needs an integer seed, not {arg!r}") from None
+        return SchemaBackend(seed)
     if name == "replay":
         from eurekaclaw.llm.replay import ReplayBackend
 
