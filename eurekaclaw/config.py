@@ -102,6 +102,7 @@ class Settings(BaseSettings):
     smt_timeout_s: float = Field(default=10.0, gt=0.0, le=3600.0)
     formal_timeout_s: float = Field(default=60.0, gt=0.0, le=86_400.0)
     lean_project_dir: Path | None = None  # a Lake project (e.g. with Mathlib) for `lake env lean`
+    symbolic_timeout_s: float = Field(default=10.0, gt=0.0, le=600.0)  # per `symbolic` tool call (docs/tools.md)
 
     # --- per-call token limits ---------------------------------------------------------------
     max_tokens_default: int = Field(default=4096, ge=64, le=200_000)

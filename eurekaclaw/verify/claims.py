@@ -473,6 +473,19 @@ def parse_claim(claim: Claim, *, display: bool = False) -> ParsedClaim:
     raise AssertionError("unreachable")
 
 
+def parse_expression(text: str, variables: list[ClaimVariable], what: str = "expression") -> sp.Expr:
+    """One expression (not a relation) over declared `variables`, through the same safe parser
+    and size limits as a claim; for tools that compute with it (tools/symbolic_worker.py)."""
+    symbols, _ = _declare(variables)
+    builder = _Builder(symbols, what)
+    tree = parse_relation_text(text, what)
+    if tree.kind == "chain":
+        raise ClaimError(f"{what}: expected an expression, got a relation")
+    value = builder.build(tree, symbols)
+    _raise_unknown(builder)
+    return value
+
+
 def _raise_unknown(builder: _Builder) -> None:
     if builder.unknown:
         names = ", ".join(repr(n) for n in builder.unknown)

@@ -3,30 +3,27 @@ error, or after stagnation a broad repair: a different approach or a split into 
 
 Both see the lemma, its dependencies (full statements, summarised proofs), the last failures
 for this lemma, relevant skills and memories. The domain plugin's tools, when there are any,
-are offered to the Prover through the tool loop, and the tools it used are recorded."""
+are offered to the Prover through the tool loop, and the tools it used are recorded; the
+session's `symbolic` tool (and the web search, when configured) to both (tools/roles.py)."""
 
 from __future__ import annotations
 
 from typing import Any
-
-from pydantic import ValidationError
 
 from eurekaclaw.agents.formalize.memory_hints import memory_hints
 from eurekaclaw.agents.theory.mechanical import coq_available, coq_statement_for
 from eurekaclaw.agents.theory.models import BroadRepair, ProofAttempt
 from eurekaclaw.agents.theory.run import RunAgent, TheoryRun, summarise
 from eurekaclaw.agents.theory.skills import Skills, domain_tool_names, skills_for
-from eurekaclaw.errors import LLMOutputError
-from eurekaclaw.llm.session_client import extract_json
-from eurekaclaw.llm.types import LLMRequest, Message
+from eurekaclaw.agents.theory.tool_answer import ask_with_tools
+from eurekaclaw.llm.types import LLMRequest
 from eurekaclaw.templates import render_prompt
-from eurekaclaw.tools.base import run_tool_loop
+from eurekaclaw.tools.roles import role_tool_names
 from eurekaclaw.types.artifacts import Claim, FailedAttempt
 from eurekaclaw.types.tasks import Task, TaskResult
 
 FAILURES_SHOWN = 3
 FAILURE_TEXT_CHARS = 1500
-TOOL_TURNS = 4
 
 
 def claim_text(claim: Claim | None) -> str:
@@ -121,44 +118,8 @@ class Prover(_ProofWriter):
     async def write(self, lemma_id: str) -> ProofAttempt:
         context = await lemma_context(self.run, lemma_id)
         request = self._request(lemma_id, render_prompt("theory_prover", **context), self._skills(lemma_id))
-        tools = domain_tool_names(self.ctx)
-        if not tools:
-            return await self.ask_structured(request, ProofAttempt)
-        return await self._with_tools(request, tools)
-
-    async def _with_tools(self, request: LLMRequest, tools: list[str]) -> ProofAttempt:
-        """Let the model call the domain tools, then read its final JSON answer (one repair
-        round through structured output when the answer does not parse)."""
-        schema = ProofAttempt.model_json_schema()
-        note = render_prompt("theory_prover_tools", tools=tools, schema=schema)
-        first = request.messages[0]
-        req = request.model_copy(
-            update={
-                "tools": self.ctx.tools.specs(tools),
-                "output": None,
-                "messages": [Message(role="user", content=f"{first.text()}\n\n{note}")],
-            }
-        )
-        response, messages = await run_tool_loop(
-            self.ctx.llm.complete,
-            req,
-            self.ctx.tools,
-            max_turns=TOOL_TURNS,
-            on_tool_call=lambda call, _text, _err: self.tools_used.append(call.name),
-        )
-        if response.stop_reason == "max_tokens":
-            raise LLMOutputError("reply truncated at max_tokens", kind="truncated", raw=response.text)
-        try:
-            data = response.structured if response.structured is not None else extract_json(response.text)
-            return ProofAttempt.model_validate(data)
-        except (ValueError, ValidationError):
-            repair = request.model_copy(
-                update={
-                    "messages": messages
-                    + [Message(role="user", content="Reply now with only the ProofAttempt object.")]
-                }
-            )
-            return await self.ask_structured(repair, ProofAttempt)
+        tools = domain_tool_names(self.ctx) + role_tool_names(self.ctx.tools, self.role)
+        return await ask_with_tools(self, request, ProofAttempt, tools, self.tools_used)
 
 
 class Refiner(_ProofWriter):
@@ -176,7 +137,8 @@ class Refiner(_ProofWriter):
             "theory_refiner_targeted", proof=proof, failure=failure_view(failure), **context
         )
         request = self._request(lemma_id, prompt, self._skills(lemma_id))
-        return await self.ask_structured(request, ProofAttempt)
+        return await ask_with_tools(self, request, ProofAttempt, role_tool_names(self.ctx.tools, self.role),
+                                    self.tools_used)
 
     async def broad(self, lemma_id: str, proof: str, category: str, can_split: bool) -> BroadRepair:
         context = await lemma_context(self.run, lemma_id)
@@ -189,4 +151,5 @@ class Refiner(_ProofWriter):
             **context,
         )
         request = self._request(lemma_id, prompt, self._skills(lemma_id))
-        return await self.ask_structured(request, BroadRepair)
+        return await ask_with_tools(self, request, BroadRepair, role_tool_names(self.ctx.tools, self.role),
+                                    self.tools_used)

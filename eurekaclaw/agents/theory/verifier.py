@@ -8,7 +8,9 @@ from __future__ import annotations
 from eurekaclaw.agents.theory.models import ReviewVerdict
 from eurekaclaw.agents.theory.prover import claim_text, refuted_context
 from eurekaclaw.agents.theory.run import RunAgent
+from eurekaclaw.agents.theory.tool_answer import ask_with_tools
 from eurekaclaw.templates import render_prompt
+from eurekaclaw.tools.roles import role_tool_names
 from eurekaclaw.types.tasks import Task, TaskResult
 
 MIN_CONFIDENCE = 0.5
@@ -67,4 +69,5 @@ class Verifier(RunAgent):
             refuted=refuted_context(self.run, lemma_id),
         )
         request = self.request(prompt, system=render_prompt("theory_verifier_system"), lemma_id=lemma_id)
-        return await self.ask_structured(request, ReviewVerdict)
+        # The reviewer may compute (symbolic) to check a step; its verdict is still only a review.
+        return await ask_with_tools(self, request, ReviewVerdict, role_tool_names(self.ctx.tools, self.role))
