@@ -487,6 +487,9 @@ def doctor(
 
 # Commands defined in their own modules: one registration line each, kept in this block.
 # --- registered commands ---
+from eurekaclaw.ui.command import ui as _ui_command  # noqa: E402 - registered after the shared options
+
+app.command("ui")(_ui_command)
 # --- end registered commands ---
 
 

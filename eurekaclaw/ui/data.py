@@ -1,0 +1,182 @@
+"""What the pages show, read from the session store exactly as the CLI reads it.
+
+Nothing here is cached: every request reads the session directory again, so a session started
+from the terminal shows up (and moves) like one started in the browser.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from eurekaclaw.store.files import read_json
+from eurekaclaw.store.session import SessionDir, Workspace, read_usage
+from eurekaclaw.types.tasks import SessionMeta
+
+SESSION_ID = re.compile(r"^[0-9a-f]{12}$")
+# files of a session the browser may fetch: the paper, its sources and the experiment's data
+SERVED_SUFFIXES = {".pdf": "application/pdf", ".md": "text/markdown; charset=utf-8",
+                   ".tex": "text/plain; charset=utf-8", ".bib": "text/plain; charset=utf-8",
+                   ".csv": "text/csv; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml"}
+FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,120}$")
+LEVELS = ("formal", "smt", "reviewed", "cited", "unverified")
+GATE_REQUEST = "gate.request"
+GATE_ANSWER = "gate.answer"
+
+
+def find_session(workspace: Workspace, session_id: str) -> SessionDir | None:
+    """The session with exactly this id, or None: ids are 12 hex digits, so no path can be
+    smuggled through them."""
+    if not SESSION_ID.fullmatch(session_id or ""):
+        return None
+    for session in workspace.sessions():
+        if session.session_id == session_id:
+            return session
+    return None
+
+
+def session_file(session: SessionDir, name: str) -> Path | None:
+    """A servable file directly inside the session directory, or None (no subdirectories,
+    no dot files, no symlinks leading out of it, only the paper and data suffixes)."""
+    if not FILE_NAME.fullmatch(name or "") or Path(name).suffix.lower() not in SERVED_SUFFIXES:
+        return None
+    path = session.path / name
+    try:
+        resolved = path.resolve(strict=True)
+    except OSError:
+        return None
+    if resolved.parent != session.path.resolve() or not resolved.is_file():
+        return None
+    return resolved
+
+
+def _status(session: SessionDir, meta: SessionMeta) -> str:
+    if meta.status == "running" and session.running_pid() is None:
+        return "interrupted"  # the process died without a checkpointed stop: resumable
+    return meta.status
+
+
+def cost_text(session_path: Path, cost_usd: float) -> str:
+    """Dollars, or 'unknown' when a call had no price (never a false $0)."""
+    usage = read_usage(session_path)
+    if usage.get("cost_known", True):
+        return f"${cost_usd:.4f}"
+    priced = float(usage.get("priced_cost_usd") or 0.0)
+    return f"unknown (≥ ${priced:.4f} priced)" if priced else "unknown"
+
+
+def weakest_level(theory: dict[str, Any] | None) -> str | None:
+    if not isinstance(theory, dict):
+        return None
+    levels = [r.get("verification_level") for r in (theory.get("proven_lemmas") or {}).values()
+              if isinstance(r, dict)]
+    if not levels:
+        return None
+    # an unknown level string counts as the weakest, never as a strong one
+    return max(levels, key=lambda lv: LEVELS.index(lv) if lv in LEVELS else len(LEVELS))
+
+
+def session_rows(workspace: Workspace, query: str = "", status: str = "") -> list[dict[str, Any]]:
+    rows = []
+    for session in workspace.sessions():
+        meta = session.load_meta()
+        if meta is None:
+            continue
+        row = {
+            "id": session.session_id,
+            "mode": meta.mode,
+            "statement": meta.statement or " ".join(meta.paper_ids),
+            "status": _status(session, meta),
+            "theory_status": meta.theory_status,
+            "weakest_level": weakest_level(read_json(session.file("theory_state.json"), None)),
+            "cost": cost_text(session.path, meta.cost_usd),
+            "domain": meta.domain,
+            "created": meta.created_at,
+        }
+        text = f"{row['id']} {row['statement']} {row['domain']} {row['mode']}".lower()
+        if query and query.lower() not in text:
+            continue
+        if status and status not in (row["status"], row["theory_status"]):
+            continue
+        rows.append(row)
+    rows.sort(key=lambda r: r["created"], reverse=True)
+    return rows
+
+
+def _duration(rec: dict[str, Any]) -> str:
+    from datetime import datetime
+
+    try:
+        start = datetime.fromisoformat(rec["started_at"])
+        end = datetime.fromisoformat(rec["finished_at"])
+    except (KeyError, TypeError, ValueError):
+        return ""
+    seconds = (end - start).total_seconds()
+    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def session_view(workspace: Workspace, session: SessionDir) -> dict[str, Any]:
+    """Everything the session page shows, from the session's own files."""
+    from eurekaclaw.ui.dag import layout
+
+    meta = session.load_meta()
+    pipeline = read_json(session.file("pipeline.json"), None) or {}
+    theory = read_json(session.file("theory_state.json"), None)
+    theory = theory if isinstance(theory, dict) else None
+    usage = read_usage(session.path)
+    stages = [{**rec, "duration": _duration(rec)} for rec in pipeline.get("stages", []) if isinstance(rec, dict)]
+    files = sorted(p.name for p in session.path.iterdir()
+                   if p.is_file() and session_file(session, p.name) is not None)
+    running = session.running_pid() is not None
+    gate = read_json(session.file(GATE_REQUEST), None) if running else None
+    status = _status(session, meta) if meta else "unknown"
+    return {
+        "id": session.session_id,
+        "meta": meta,
+        "status": status,
+        "running": running,
+        "resumable": not running and status in ("paused", "interrupted", "partial", "budget_exceeded", "failed"),
+        "stages": stages,
+        "theory": theory,
+        "dag": layout(theory) if theory else None,
+        "lemmas": lemma_rows(theory) if theory else [],
+        "weakest_level": weakest_level(theory),
+        "cost": cost_text(session.path, meta.cost_usd if meta else 0.0),
+        "tokens": _tokens(usage),
+        "calls": usage.get("calls"),
+        "files": files,
+        "gate": gate if isinstance(gate, dict) else None,
+        "eval": read_json(session.file("eval_report.json"), None),
+        "paper": read_json(session.file("paper.json"), None),
+    }
+
+
+def _tokens(usage: dict[str, Any]) -> int | None:
+    total = usage.get("total")
+    if isinstance(total, dict):
+        return int(total.get("input_tokens") or 0) + int(total.get("output_tokens") or 0)
+    return None
+
+
+def lemma_rows(theory: dict[str, Any]) -> list[dict[str, Any]]:
+    proven = theory.get("proven_lemmas") or {}
+    failed = theory.get("failed_attempts") or []
+    counter = theory.get("counterexamples") or []
+    rows = []
+    for lemma_id, node in (theory.get("lemma_dag") or {}).items():
+        record = proven.get(lemma_id) or {}
+        rows.append({
+            "id": lemma_id,
+            "statement": node.get("statement") or node.get("informal") or "",
+            "status": node.get("status", "pending"),
+            "provenance": node.get("provenance", "new"),
+            "dependencies": node.get("dependencies") or [],
+            "level": record.get("verification_level"),
+            "self_review": bool(record.get("self_review")) and record.get("verification_level") == "reviewed",
+            "attempts": record.get("attempts") or sum(1 for f in failed if f.get("lemma_id") == lemma_id),
+            "checks": record.get("checks") or [],
+            "failures": [f for f in failed if f.get("lemma_id") == lemma_id],
+            "counterexamples": [c for c in counter if c.get("lemma_id") == lemma_id],
+        })
+    return rows

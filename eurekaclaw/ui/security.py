@@ -1,0 +1,155 @@
+"""The UI's guard: a random token on every request, Host checks against DNS rebinding, CSRF
+tokens on state-changing requests, and headers that keep pages from being framed or sniffed.
+
+The browser presents the token once in the URL printed at start; the guard swaps it for an
+HttpOnly, SameSite=Strict cookie and redirects to the same page without it, so the token does
+not linger in the address bar or in the history.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import ipaddress
+import secrets
+from collections.abc import Awaitable, Callable
+from http.cookies import SimpleCookie
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+COOKIE = "eurekaclaw_ui"
+CSRF_FIELD = "csrf"
+CSRF_HEADER = "x-csrf-token"
+LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
+
+SECURITY_HEADERS = [
+    (b"content-security-policy",
+     b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+     b"object-src 'self'; frame-src 'self'; frame-ancestors 'self'; base-uri 'none'; form-action 'self'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"SAMEORIGIN"),
+    (b"cache-control", b"no-store"),
+]
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def same(a: str | None, b: str) -> bool:
+    """Constant-time comparison; a missing value never matches."""
+    if not a:
+        return False
+    return hmac.compare_digest(a.encode("utf-8"), b.encode("utf-8"))
+
+
+def csrf_token(token: str) -> str:
+    """Derived from the session token, so the server keeps nothing to check it against."""
+    return hmac.new(token.encode("utf-8"), b"eurekaclaw-ui-csrf", hashlib.sha256).hexdigest()
+
+
+def is_loopback(host: str) -> bool:
+    host = host.strip("[]")
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def allowed_hosts(host: str, port: int) -> set[str]:
+    """Host header values this server answers to: the bound address and, on loopback, the
+    usual loopback names. A rebinding attacker's name never matches."""
+    name = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    names = {name.lower()}
+    if is_loopback(host):
+        names |= {"localhost", "127.0.0.1", "[::1]"}
+    hosts = {f"{n}:{port}" for n in names}
+    return hosts | names if port == 80 else hosts
+
+
+def _header(scope: dict[str, Any], name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _cookie(scope: dict[str, Any]) -> str | None:
+    raw = _header(scope, b"cookie")
+    if not raw:
+        return None
+    jar: SimpleCookie = SimpleCookie()
+    try:
+        jar.load(raw)
+    except Exception:  # noqa: BLE001 - a malformed cookie header is just no cookie
+        return None
+    morsel = jar.get(COOKIE)
+    return morsel.value if morsel else None
+
+
+def _bearer(scope: dict[str, Any]) -> str | None:
+    raw = _header(scope, b"authorization") or ""
+    scheme, _, value = raw.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" else None
+
+
+ASGIApp = Callable[[dict[str, Any], Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
+
+
+class Guard:
+    """ASGI middleware: Host check, then token (query → cookie, cookie, or bearer header)."""
+
+    def __init__(self, app: ASGIApp, *, token: str, hosts: set[str]) -> None:
+        self.app = app
+        self.token = token
+        self.hosts = {h.lower() for h in hosts}
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        host = (_header(scope, b"host") or "").lower()
+        if host not in self.hosts:
+            await _plain(send, 421, "This server answers only to its own address "
+                         "(the Host header did not match; DNS rebinding is refused).")
+            return
+        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
+        if "token" in query:
+            if not same(query["token"], self.token):
+                await _plain(send, 401, "Wrong token: open the URL that `eurekaclaw ui` printed.")
+                return
+            rest = {k: v for k, v in query.items() if k != "token"}
+            location = "/" + scope.get("path", "/").lstrip("/") + (f"?{urlencode(rest)}" if rest else "")
+            await _redirect_with_cookie(send, location, self.token)
+            return
+        if not (same(_cookie(scope), self.token) or same(_bearer(scope), self.token)):
+            await _plain(send, 401, "Missing or wrong token: open the URL that `eurekaclaw ui` printed.")
+            return
+
+        async def send_with_headers(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                message["headers"] = list(message.get("headers", [])) + [
+                    (k, v) for k, v in SECURITY_HEADERS if k not in present]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+async def _plain(send: Any, status: int, text: str) -> None:
+    body = text.encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode()), *SECURITY_HEADERS]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _redirect_with_cookie(send: Any, location: str, token: str) -> None:
+    cookie = f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+    await send({"type": "http.response.start", "status": 303,
+                "headers": [(b"location", location.encode("latin-1")), (b"set-cookie", cookie.encode("latin-1")),
+                            (b"content-length", b"0"), *SECURITY_HEADERS]})
+    await send({"type": "http.response.body", "body": b""})

@@ -1,0 +1,80 @@
+"""Start the web app: bind the socket, print the token URL, serve until Ctrl+C, and on the way
+out ask the runs this process started to stop at a checkpoint (so they stay resumable)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from typing import Any
+
+from eurekaclaw.errors import BadInputError
+from eurekaclaw.ui.security import allowed_hosts, new_token
+
+log = logging.getLogger(__name__)
+
+STOP_WAIT_S = 30.0
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise BadInputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.listen(64)
+    sock.set_inheritable(True)
+    return sock
+
+
+def url_for(host: str, port: int, token: str) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}/?token={token}"
+
+
+def serve(host: str, port: int, *, open_browser: bool, verbose: bool, uvicorn: Any) -> None:
+    from eurekaclaw.console import err
+    from eurekaclaw.ui.app import create_app
+
+    sock = bind(host, port)
+    port = sock.getsockname()[1]
+    token = new_token()
+    app = create_app(token, allowed_hosts(host, port))
+    url = url_for(host, port, token)
+    err().print(f"EurekaClaw UI on {url}", markup=False, highlight=False, soft_wrap=True)
+    err().print("Keep this URL private: its token grants control of your runs. Ctrl+C stops the server.",
+                markup=False, highlight=False)
+    if open_browser:
+        import webbrowser
+
+        webbrowser.open(url)
+    config = uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,
+                            timeout_graceful_shutdown=2)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
+        stop_own_runs()
+
+
+def stop_own_runs() -> None:
+    """Runs started from this server live in its process: ask each to pause at its next
+    checkpoint and wait for them, so none is left half-written."""
+    from eurekaclaw.config import load_settings
+    from eurekaclaw.store.session import Workspace
+
+    workspace = Workspace(load_settings().eurekaclaw_dir)
+    mine = [s for s in workspace.sessions() if s.running_pid() == os.getpid()]
+    for session in mine:
+        session.request_pause()
+    deadline = time.monotonic() + STOP_WAIT_S
+    while mine and time.monotonic() < deadline:
+        mine = [s for s in mine if s.running_pid() == os.getpid()]
+        time.sleep(0.2)
+    for session in mine:
+        log.warning("session %s did not reach a checkpoint in time; `eurekaclaw resume %s` continues it",
+                    session.session_id, session.session_id)

@@ -1,0 +1,138 @@
+"""The app in a real browser: headless system Chromium driven by Playwright. Opens the sessions
+page, starts a scripted prove behind a human gate, answers the gates, watches the DAG reach
+proved live, opens the paper and the evaluation. Screenshots go to tmp (or to
+$EUREKACLAW_UI_SCREENSHOTS when set, which is how docs/img/ui-*.png are made)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+from toolreq import tools_required
+from ui_helpers import RESPONDER, STATEMENT, need_ui_extra, wait_for
+
+need_ui_extra()
+
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ModuleNotFoundError:
+        path, why = None, "python module playwright is not installed"
+    else:
+        why = "chromium is not on PATH (Debian package chromium)"
+    if path:
+        return path
+    if tools_required():
+        pytest.fail(f"required tool missing: {why}")
+    pytest.skip(why)
+
+
+@pytest.fixture
+def server(isolated_home: Path, monkeypatch: pytest.MonkeyPatch):
+    import uvicorn
+
+    from eurekaclaw.ui.app import create_app
+    from eurekaclaw.ui.security import allowed_hosts, new_token
+    from eurekaclaw.ui.server import url_for
+
+    monkeypatch.setenv("LLM_BACKEND", f"scripted:{RESPONDER}")
+    monkeypatch.setenv("EUREKACLAW_OFFLINE", "1")
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    token = new_token()
+    config = uvicorn.Config(create_app(token, allowed_hosts("127.0.0.1", port)), log_level="warning",
+                            timeout_graceful_shutdown=1)
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    wait_for(lambda: srv.started, timeout=30, what="the server to start")
+    yield url_for("127.0.0.1", port, token), f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    target = Path(os.environ.get("EUREKACLAW_UI_SCREENSHOTS") or tmp_path / "screenshots")
+    target.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def test_launch_watch_gate_paper_in_chromium(server, shots: Path) -> None:
+    executable = chromium()
+    from playwright.sync_api import expect, sync_playwright
+
+    url, base = server
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=executable, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        try:
+            page.goto(url)
+            assert "token=" not in page.url  # the token was swapped for a cookie
+            expect(page.locator("h1")).to_have_text("Sessions")
+            expect(page.locator(".empty")).to_contain_text("No sessions yet")
+
+            page.click("text=New run")
+            page.fill("#statement", STATEMENT)
+            page.select_option("#gate-mode", "human")
+            page.click("#start")
+            page.wait_for_url(f"{base}/sessions/*")
+            sid = page.url.rsplit("/", 1)[1]
+
+            # gates arrive live (server-sent events refresh the page); answer each in the page
+            approvals = 0
+            status = page.locator("#status")
+            while True:
+                page.wait_for_function(
+                    "() => document.getElementById('gate') || "
+                    "(document.getElementById('summary') && document.getElementById('summary').dataset.running === 'no')",
+                    timeout=240_000)
+                if page.locator("#gate").count() == 0:
+                    break
+                if approvals == 1:
+                    page.screenshot(path=str(shots / "ui-gate.png"), full_page=True)
+                page.click("#gate-approve")
+                approvals += 1
+                page.wait_for_url(f"{base}/sessions/{sid}")
+            assert approvals >= 1
+            expect(status).to_have_text("completed")
+            expect(page.locator("#theory-status")).to_have_text("proved")
+            expect(page.locator('#dag g[data-lemma="T"]')).to_have_attribute("data-status", "proved")
+            expect(page.locator("#events li").first).to_be_visible()
+            page.screenshot(path=str(shots / "ui-session.png"), full_page=True)
+
+            page.click("text=Sessions")
+            expect(page.locator(f'tr[data-session="{sid}"]')).to_contain_text("proved")
+            page.screenshot(path=str(shots / "ui-sessions.png"))
+
+            page.goto(f"{base}/sessions/{sid}/paper")
+            md = page.locator("#paper-md")
+            expect(md).to_contain_text("Theorem")
+            pdf = page.request.get(f"{base}/sessions/{sid}/files/paper.pdf")
+            if shutil.which("latexmk"):
+                assert pdf.ok and pdf.body().startswith(b"%PDF")
+            page.screenshot(path=str(shots / "ui-paper.png"))
+
+            page.goto(f"{base}/sessions/{sid}/eval")
+            expect(page.locator("#eval-chart")).to_be_visible()
+            page.screenshot(path=str(shots / "ui-eval.png"), full_page=True)
+
+            # another browser profile without the token gets nothing
+            other = browser.new_page()
+            response = other.goto(f"{base}/sessions/{sid}")
+            assert response is not None and response.status == 401
+        finally:
+            browser.close()
+    for name in ("ui-session.png", "ui-sessions.png", "ui-paper.png", "ui-eval.png"):
+        assert (shots / name).stat().st_size > 10_000, name

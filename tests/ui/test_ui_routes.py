@@ -1,0 +1,150 @@
+"""The pages and the event stream, read from session directories as the CLI leaves them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ui_helpers import HOST, TOKEN, make_session, need_ui_extra
+
+need_ui_extra()
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from eurekaclaw.ui.app import create_app  # noqa: E402
+from eurekaclaw.ui.security import COOKIE, allowed_hosts  # noqa: E402
+
+A, B = "aaaaaaaaaaaa", "bbbbbbbbbbbb"
+
+
+def authed() -> TestClient:
+    c = TestClient(create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}",
+                   follow_redirects=False)
+    c.cookies.set(COOKIE, TOKEN)
+    return c
+
+
+def test_sessions_list_shows_status_level_cost_and_filters(isolated_home: Path) -> None:
+    make_session(isolated_home, A)
+    make_session(isolated_home, B, statement="UCB1 regret bound", status="partial", theory_status="refuted",
+                 cost_known=False)
+    c = authed()
+    page = c.get("/").text
+    assert A in page and B in page and "UCB1 regret bound" in page
+    assert "st-partial" in page and "th-refuted" in page
+    assert "lv-reviewed" in page  # the weakest level over the proven lemmas (smt, reviewed)
+    assert "$0.0125" in page
+    assert "unknown (≥ $0.0125 priced)" in page  # an unpriced call is never shown as a plain dollar figure
+    only_b = c.get("/?q=ucb1").text
+    assert B in only_b and A not in only_b
+    only_a = c.get("/?status=completed").text
+    assert A in only_a and B not in only_a
+    assert "No session matches" in c.get("/?q=nothing-like-this").text
+
+
+def test_a_session_left_running_by_a_dead_process_is_shown_interrupted(isolated_home: Path) -> None:
+    session = make_session(isolated_home, A, status="running", theory_status=None)
+    session.file("run.pid").write_text(json.dumps({"pid": 2**22 + 12345}))
+    c = authed()
+    assert "st-interrupted" in c.get("/").text
+    page = c.get(f"/sessions/{A}").text
+    assert 'id="resume"' in page and 'id="pause"' not in page
+
+
+def test_session_page_draws_stages_dag_levels_and_checks(isolated_home: Path) -> None:
+    make_session(isolated_home, A)
+    page = authed().get(f"/sessions/{A}").text
+    for stage in ("survey", "formalize", "theory", "experiment", "write", "evaluate", "learn"):
+        assert f'data-stage="{stage}" data-status="completed"' in page
+    assert "4.0 s" in page  # stage timings
+    assert 'data-lemma="T" data-status="proved"' in page
+    assert 'data-lemma="L2" data-status="refuted"' in page
+    assert page.count('class="edge"') == 2  # T uses L1 and L2
+    assert "reviewed · self-review" in page  # who reviewed is shown
+    assert "z3: passed" in page
+    assert "counterexample (falsifier)" in page and "fails at x = -3" in page
+    assert "1,234" in page  # tokens
+    assert f"/sessions/{A}/files/paper.pdf" in page
+
+
+def test_unknown_session_is_a_404_page(isolated_home: Path) -> None:
+    r = authed().get("/sessions/cccccccccccc")
+    assert r.status_code == 404 and "no such session" in r.text
+
+
+def test_events_stream_replays_the_log_with_ids_and_resumes_after_last_event_id(isolated_home: Path) -> None:
+    session = make_session(isolated_home, A)
+    with session.file("events.jsonl").open("a") as fh:
+        fh.write("{not json\n")  # a damaged line is skipped, not fatal
+    c = authed()
+    r = c.get(f"/sessions/{A}/events")
+    assert r.headers["content-type"].startswith("text/event-stream")
+    datas = [json.loads(line[6:]) for line in r.text.splitlines() if line.startswith("data: ")]
+    ids = [int(line[4:]) for line in r.text.splitlines() if line.startswith("id: ")]
+    assert [d["kind"] for d in datas] == ["session_started", "stage", "session_stopped"]
+    assert ids == [1, 2, 3]
+    later = c.get(f"/sessions/{A}/events", headers={"last-event-id": "2"}).text
+    assert [json.loads(line[6:])["kind"] for line in later.splitlines() if line.startswith("data: ")] == ["session_stopped"]
+
+
+def test_paper_page_renders_markdown_safely_and_serves_the_pdf_inline(isolated_home: Path) -> None:
+    make_session(isolated_home, A, paper_md="# Title\n\n<script>alert(1)</script>\n\n*emph*\n")
+    c = authed()
+    page = c.get(f"/sessions/{A}/paper").text
+    assert "<h1>Title</h1>" in page and "<em>emph</em>" in page
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
+    assert f'src="/sessions/{A}/files/paper.pdf"' in page
+    pdf = c.get(f"/sessions/{A}/files/paper.pdf")
+    assert pdf.status_code == 200 and pdf.headers["content-type"] == "application/pdf"
+    assert pdf.headers["content-disposition"].startswith("inline")
+    assert pdf.content.startswith(b"%PDF")
+
+
+def test_eval_page_charts_the_dimensions(isolated_home: Path) -> None:
+    make_session(isolated_home, A)
+    page = authed().get(f"/sessions/{A}/eval").text
+    assert 'id="eval-chart"' in page and "0.710" in page
+    assert 'width="360.0"' in page  # 0.9 of the 400-pixel track
+    assert "not applicable" in page  # a dimension without a score is not drawn as zero
+
+
+def test_launch_rejects_bad_input_in_one_line_and_creates_nothing(isolated_home: Path) -> None:
+    from eurekaclaw.ui.security import csrf_token
+
+    c = authed()
+    form = c.get("/launch").text
+    assert 'name="statement"' in form and "prove" in form
+    cases = [
+        ({"mode": "prove", "statement": "   "}, "the statement is empty"),
+        ({"mode": "from-papers", "paper_ids": ""}, "at least one"),
+        ({"mode": "explode", "statement": "x"}, "choose prove"),
+        ({"mode": "prove", "statement": "x >= 0", "budget_usd": "lots"}, "not a number"),
+        ({"mode": "prove", "statement": "x >= 0", "gate": "sometimes"}, "gate must be"),
+        ({"mode": "prove", "statement": "x >= 0", "domain": "../../etc"}, "unknown domain"),
+    ]
+    for data, message in cases:
+        r = c.post("/launch", data={**data, "csrf": csrf_token(TOKEN)})
+        assert r.status_code == 400, data
+        assert message in r.text, (data, r.text[:300])
+    assert not (isolated_home / "runs").exists() or not any((isolated_home / "runs").iterdir())
+
+
+def test_launch_with_an_unusable_backend_fails_before_any_session(isolated_home: Path, monkeypatch) -> None:
+    from eurekaclaw.ui.security import csrf_token
+
+    monkeypatch.setenv("LLM_BACKEND", "anthropic")  # configured, but without its key
+
+    r = authed().post("/launch", data={"mode": "prove", "statement": "x^2 >= 0", "csrf": csrf_token(TOKEN)})
+    assert r.status_code == 409
+    assert "ANTHROPIC_API_KEY" in r.text
+    assert not (isolated_home / "runs").exists() or not any((isolated_home / "runs").iterdir())
+
+
+def test_ui_command_refuses_a_public_address_without_the_flag(isolated_home: Path) -> None:
+    from typer.testing import CliRunner
+
+    from eurekaclaw.cli import app
+
+    result = CliRunner().invoke(app, ["ui", "--host", "0.0.0.0"])
+    assert result.exit_code == 2
+    assert "--allow-remote" in result.output and "Traceback" not in result.output

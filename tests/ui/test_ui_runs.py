@@ -1,0 +1,100 @@
+"""Runs started from the page are ordinary sessions of the orchestrator, with the configured
+backend (here the scripted model of the e2e tests); gates and pause work as in the terminal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ui_helpers import HOST, RESPONDER, STATEMENT, TOKEN, meta_of, need_ui_extra, wait_for
+
+need_ui_extra()
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from eurekaclaw.store.session import SessionDir, Workspace  # noqa: E402
+from eurekaclaw.ui.app import create_app  # noqa: E402
+from eurekaclaw.ui.security import COOKIE, allowed_hosts, csrf_token  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def scripted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LLM_BACKEND", f"scripted:{RESPONDER}")
+    monkeypatch.setenv("EUREKACLAW_OFFLINE", "1")
+
+
+def authed() -> TestClient:
+    c = TestClient(create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}",
+                   follow_redirects=False)
+    c.cookies.set(COOKIE, TOKEN)
+    return c
+
+
+def launch(c: TestClient, **fields: str) -> str:
+    r = c.post("/launch", data={"mode": "prove", "statement": STATEMENT, "csrf": csrf_token(TOKEN), **fields})
+    assert r.status_code == 303, r.text[:500]
+    location = r.headers["location"]
+    assert location.startswith("/sessions/")
+    return location.rsplit("/", 1)[1]
+
+
+def finished(home: Path, sid: str) -> bool:
+    session = SessionDir(Workspace(home).runs_dir / sid)
+    return session.running_pid() is None and meta_of(home, sid)["status"] != "running"
+
+
+def test_a_prove_launched_from_the_page_is_an_ordinary_session(isolated_home: Path, scripted: None) -> None:
+    c = authed()
+    sid = launch(c, gate="none")
+    wait_for(lambda: finished(isolated_home, sid), what="the run to finish")
+    meta = meta_of(isolated_home, sid)
+    assert meta["backend"] == "scripted" and meta["theory_status"] == "proved"
+    page = c.get(f"/sessions/{sid}").text
+    assert 'id="theory-status">proved' in page
+    assert 'data-lemma="T" data-status="proved"' in page
+    # the CLI sees the same session, with the same status
+    from typer.testing import CliRunner
+
+    from eurekaclaw.cli import app
+
+    listed = CliRunner().invoke(app, ["sessions", "--json"])
+    assert listed.exit_code == 0, listed.output
+    rows = json.loads(listed.stdout)
+    assert [r["session_id"] for r in rows] == [sid] and rows[0]["theory_status"] == "proved"
+    # nothing of the run lands in the working directory (no ./results copy from the UI)
+    assert meta["output_dir"] is None
+
+
+def test_human_gate_stop_pauses_and_resume_with_approvals_finishes(isolated_home: Path, scripted: None) -> None:
+    c = authed()
+    sid = launch(c, gate="human")
+    session = SessionDir(Workspace(isolated_home).runs_dir / sid)
+    wait_for(lambda: session.file("gate.request").exists(), what="the first gate")
+    page = c.get(f"/sessions/{sid}").text
+    assert 'id="gate"' in page and "Continue to stage" in page
+    r = c.post(f"/sessions/{sid}/gate", data={"answer": "stop", "csrf": csrf_token(TOKEN)})
+    assert r.status_code == 303
+    wait_for(lambda: finished(isolated_home, sid), what="the run to pause")
+    assert meta_of(isolated_home, sid)["status"] == "paused"
+    assert not session.file("gate.request").exists()
+    # answering a gate that is not asked is refused
+    r = c.post(f"/sessions/{sid}/gate", data={"answer": "approve", "csrf": csrf_token(TOKEN)})
+    assert r.status_code == 409
+
+    r = c.post(f"/sessions/{sid}/resume", data={"csrf": csrf_token(TOKEN)})
+    assert r.status_code == 303 and r.headers["location"] == f"/sessions/{sid}"
+    approvals = 0
+    while not finished(isolated_home, sid):
+        if session.file("gate.request").exists() and not session.file("gate.answer").exists():
+            r = c.post(f"/sessions/{sid}/gate", data={"answer": "approve", "feedback": "ok", "csrf": csrf_token(TOKEN)})
+            approvals += r.status_code == 303
+        wait_for(lambda: finished(isolated_home, sid) or (session.file("gate.request").exists()
+                 and not session.file("gate.answer").exists()), what="the next gate or the end")
+    assert approvals >= 1
+    meta = meta_of(isolated_home, sid)
+    assert meta["status"] == "completed" and meta["theory_status"] == "proved"
+    kinds = [e["kind"] for e in session.events()]
+    assert kinds.count("gate_answer") == approvals + 1
