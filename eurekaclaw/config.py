@@ -112,6 +112,13 @@ class Settings(BaseSettings):
     max_tokens_verifier: int = Field(default=4096, ge=64, le=200_000)
     max_tokens_writer: int = Field(default=8192, ge=64, le=200_000)
     max_tokens_fast: int = Field(default=1024, ge=64, le=200_000)
+    # Learn-stage replies (insights, distilled skills): a list of up to 6 insights or 4 skills
+    # in JSON needs ~2–3k tokens; a cut-off reply is rejected, never half-used.
+    max_tokens_learn: int = Field(default=4096, ge=256, le=200_000)
+
+    # --- memory and skills (docs/memory-and-skills.md) ------------------------------------------
+    # One budget per prompt, shared: the <memories> block takes at most half, skills the rest.
+    memory_skill_token_budget: int = Field(default=2000, ge=0, le=100_000)
 
     # --- literature services -----------------------------------------------------------------
     s2_api_key: SecretStr | None = None

@@ -56,6 +56,7 @@ def build_services(
     plugin: DomainPlugin | None,
     statement: str,
     episodic: EpisodicMemory,
+    memory_budget: int = 2000,
 ) -> dict[str, Any]:
     skill_dirs = list(plugin.get_skills_dirs()) if plugin is not None else []
     services = (
@@ -73,7 +74,8 @@ def build_services(
     memory = services.get("memory")
     if memory is not None:
         block = optional_call(
-            "eurekaclaw.agents.learn.services", "memories_block_for", memory, domain, statement
+            "eurekaclaw.agents.learn.services", "session_memories_block", memory, domain, statement,
+            plugin=plugin, total_budget=memory_budget,
         )
         if block:
             services["memories_block"] = block
@@ -119,7 +121,7 @@ def build_context(
 
     llm = client(backend)
     episodic = EpisodicMemory(session.session_id)
-    return AgentContext(
+    ctx = AgentContext(
         session_id=session.session_id,
         settings=settings,
         bus=bus,
@@ -131,9 +133,13 @@ def build_context(
         domain=domain,
         plugin=plugin,
         events=events,
-        services=build_services(workspace, session.session_id, domain, plugin, statement, episodic),
+        services=build_services(workspace, session.session_id, domain, plugin, statement, episodic,
+                                settings.memory_skill_token_budget),
         review_llm=client(review_backend) if review_backend is not None else None,
     )
+    # Without a statement (from-papers), memories are chosen again from the papers' titles.
+    optional_call("eurekaclaw.agents.learn.services", "watch_session_papers", ctx, statement)
+    return ctx
 
 
 def copy_outputs(session: SessionDir, output_dir: Path) -> list[str]:

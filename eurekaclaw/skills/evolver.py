@@ -36,7 +36,14 @@ SUCCESS_CHARS = 300
 MAX_FAILURES = 12
 MAX_SUCCESSES = 8
 MAX_SKILLS = 4
-MAX_TOKENS = 1024
+MAX_COUNTEREXAMPLES = 8
+MAX_VIOLATIONS = 4
+# Default reply limit of a Learn-stage call (Settings.max_tokens_learn overrides it): up to
+# four skills of 3-8 steps each, as JSON, take about 2-3k tokens.
+MAX_TOKENS = 4096
+NAME_LIMIT = 64  # skills/format.py NAME_RE
+DISTILLED_SUFFIX = "-distilled"
+MAX_NAME_TRIES = 9
 UNVERIFIED_MARK = "> **Unverified.**"
 RETRACTED_MARK = "> **Retracted.**"
 
@@ -138,43 +145,81 @@ def _warning(provenance: SkillProvenance) -> str:
 class SkillEvolver:
     def __init__(
         self, llm: SessionLLM, registry: SkillRegistry, *, domain: str = "general",
-        provenance: SkillProvenance | None = None,
+        provenance: SkillProvenance | None = None, max_tokens: int = MAX_TOKENS,
     ) -> None:
         self.llm = llm
         self.registry = registry
         self.domain = domain
         self.provenance = provenance or SkillProvenance()
+        self.max_tokens = max_tokens
         self.skipped: list[tuple[str, str]] = []
 
-    async def distill_from_session(self, failures: list[str], successes: list[str]) -> list[SkillRecord]:
+    async def distill_from_session(
+        self, failures: list[str], successes: list[str], counterexamples: list[str] | None = None,
+        violations: list[str] | None = None,
+    ) -> list[SkillRecord]:
         """Ask the fast model for reusable strategies and upsert them as distilled skills.
 
-        The proofs of a session whose claim was shown false are not shown to the model: what
-        proved a false statement is not a strategy. Raises LLMOutputError when the reply cannot
-        be used after the repair round; the caller records that and carries on.
+        `failures` carry the checkers' verdicts; `counterexamples` are points where a lemma was
+        shown false, `violations` bounds the experiment violated — the sharpest lessons of a
+        session, shown to the model as pitfalls to learn from. The proofs of a session whose
+        claim was shown false are not shown: what proved a false statement is not a strategy.
+        Raises LLMOutputError when the reply cannot be used (schema-invalid after the repair
+        round, or truncated at the reply limit): nothing is stored from a reply that was cut
+        off, and the caller records that and carries on. One skill that cannot be stored is
+        skipped with a warning; the others are kept.
         """
         prov = self.provenance
         failures = dedupe(failures)[:MAX_FAILURES]
         successes = [] if prov.shown_false else [compress(s) for s in dedupe(successes)][:MAX_SUCCESSES]
+        counterexamples = [compress(c, 2 * SUCCESS_CHARS) for c in dedupe(counterexamples or [])][:MAX_COUNTEREXAMPLES]
+        violations = [compress(v, 2 * SUCCESS_CHARS) for v in dedupe(violations or [])][:MAX_VIOLATIONS]
         self.skipped = []
-        if not failures and not successes:
+        if not failures and not successes and not counterexamples and not violations:
             return []
         prompt = render_learn_prompt(
             "learn_distill_skills",
             domain=self.domain,
             failures=[compress(f, 2 * SUCCESS_CHARS) for f in failures],
             successes=successes,
+            counterexamples=counterexamples,
+            violations=violations,
             max_skills=MAX_SKILLS,
             established=prov.established,
             session_status=prov.session_status,
             trust_note=prov.note,
             shown_false=prov.shown_false,
         )
-        reply = await self.llm.structured(fast_request(prompt, DistilledSkills), DistilledSkills)
-        return [r for r in (self._store(s) for s in reply.skills[:MAX_SKILLS]) if r is not None]
+        request = fast_request(prompt, DistilledSkills, max_tokens=self.max_tokens)
+        reply = await self.llm.structured(request, DistilledSkills)
+        stored: list[SkillRecord] = []
+        for skill in reply.skills[:MAX_SKILLS]:
+            try:
+                record = self._store(skill)
+            except (ValueError, OSError) as exc:  # one bad skill must not cost the others
+                log.warning("distilled skill %r not stored: %s", skill.name, exc)
+                self.skipped.append((skill.name, f"could not be stored: {exc}"))
+                continue
+            if record is not None:
+                stored.append(record)
+        return stored
+
+    def _free_name(self, base: str) -> str | None:
+        """The name a distilled skill called `base` is stored under: `base` itself unless a
+        skill the user wrote or installed holds it, then `<base>-distilled`, then
+        `<base>-distilled-2` … `-9`, each cut to the name limit. None when all are taken."""
+        candidates = [base]
+        for n in range(1, MAX_NAME_TRIES + 1):
+            suffix = DISTILLED_SUFFIX if n == 1 else f"{DISTILLED_SUFFIX}-{n}"
+            candidates.append(base[: NAME_LIMIT - len(suffix)].rstrip("-_") + suffix)
+        for name in candidates:
+            existing = self.registry.get(name)
+            if existing is None or existing.meta.source == "distilled":
+                return name
+        return None
 
     def _store(self, skill: DistilledSkill) -> SkillRecord | None:
-        name = slugify(skill.name, max_len=56, fallback="")
+        name = slugify(skill.name, max_len=NAME_LIMIT, fallback="")
         steps = [s for s in skill.steps if s.strip()]
         if not name:
             self.skipped.append((skill.name, "no usable name"))
@@ -182,11 +227,13 @@ class SkillEvolver:
         if len(steps) < 2 or not (skill.description.strip() or skill.when_to_use.strip()):
             self.skipped.append((name, "too thin to be a skill (needs a description and two steps)"))
             return None
+        free = self._free_name(name)
+        if free is None:
+            self.skipped.append((name, "every distilled variant of the name is held by another skill"))
+            return None
+        name = free
         existing = self.registry.get(name)
         version = "1.0"
-        if existing is not None and existing.meta.source != "distilled":
-            name = f"{name}-distilled"
-            existing = self.registry.get(name)
         if existing is not None and existing.meta.source == "distilled":
             version = _bump(existing.meta.version)
         tags = [slugify(t, max_len=32, fallback="") for t in skill.tags]

@@ -9,7 +9,8 @@ prior      0.5 + p, where p is the skill's success rate shrunk towards 0.5 by tw
            (p = (n·rate + 1) / (n + 2)); an unused skill gets 1.0, a reliable one up to 1.5,
            one that keeps failing down to 0.5, so relevance still dominates.
 
-Skills are taken best first until k are chosen; one that would overflow the token budget is
+A skill whose relevance is below MIN_RELEVANCE (measured, see below) scores 0 and is never
+offered. Skills are taken best first until k are chosen; one that would overflow the token budget is
 passed over for a smaller one further down.
 """
 
@@ -30,7 +31,21 @@ if TYPE_CHECKING:
 
 Strategy = Literal["tag", "semantic", "hybrid"]
 STRATEGIES = ("tag", "semantic", "hybrid")
-MIN_RELEVANCE = 0.05
+# The relevance floor per strategy, measured with benchmarks/skill_relevance_floor.py (24
+# labelled lemma tasks × the 16 seed skills = 34 related and 350 unrelated pairs, built-in
+# hashing embedder). Rule: the smallest value (step 0.01) that at most 10 % of unrelated pairs
+# reach. Figures (2026-11-24):
+#   hybrid    unrelated median 0.044, p90 0.11, p95 0.136, max 0.204; related p25 0.158,
+#             median 0.189. Floor 0.12 keeps 82 % of related, 8.3 % of unrelated pairs
+#             (the old floor 0.05 kept 45 % of unrelated pairs)
+#   semantic  unrelated median 0.071, p95 0.176; related median 0.212.
+#             Floor 0.16 keeps 79 % of related, 8.9 % of unrelated pairs (0.05: 72 %)
+#   tag       unrelated median 0.000, p95 0.136; related median 0.177.
+#             Floor 0.10 keeps 76 % of related, 7.4 % of unrelated pairs (0.05: 31 %)
+# Missing a relevant skill costs little; an unrelated one costs tokens and, before this
+# floor, false credit in Learn. Re-measure when the embedder changes (the MiniLM model scores
+# unrelated text higher; it was not installed when these figures were taken).
+MIN_RELEVANCE: dict[str, float] = {"hybrid": 0.12, "semantic": 0.16, "tag": 0.10}
 PSEUDO_USES = 2.0
 
 
@@ -82,10 +97,18 @@ class SkillInjector:
         return self._vectors[key]
 
     def score(self, task: str, record: SkillRecord, strategy: Strategy = "hybrid") -> float:
-        """relevance × prior for one skill (0 when it is not relevant at all)."""
+        """relevance × prior for one skill (0 when it is below the relevance floor)."""
         return self._scores(task, [record], strategy)[0]
 
-    def _scores(self, task: str, records: list[SkillRecord], strategy: Strategy) -> list[float]:
+    def relevance(self, task: str, record: SkillRecord, strategy: Strategy = "hybrid") -> float:
+        """The relevance of one skill to `task`, before the floor and the prior."""
+        return self._relevances(task, [record], strategy)[0]
+
+    def is_relevant(self, task: str, record: SkillRecord, strategy: Strategy = "hybrid") -> bool:
+        """Whether the skill clears the measured relevance floor for `task`."""
+        return self.relevance(task, record, strategy) >= MIN_RELEVANCE[strategy]
+
+    def _relevances(self, task: str, records: list[SkillRecord], strategy: Strategy) -> list[float]:
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}: use one of {', '.join(STRATEGIES)}")
         import numpy as np
@@ -98,9 +121,15 @@ class SkillInjector:
             sem = 0.0
             if query is not None:
                 sem = max(0.0, float(np.dot(self._skill_vector(record), query)))
-            relevance = {"tag": tag, "semantic": sem, "hybrid": (tag + sem) / 2}[strategy]
-            out.append(relevance * success_prior(record) if relevance >= MIN_RELEVANCE else 0.0)
+            out.append({"tag": tag, "semantic": sem, "hybrid": (tag + sem) / 2}[strategy])
         return out
+
+    def _scores(self, task: str, records: list[SkillRecord], strategy: Strategy) -> list[float]:
+        floor = MIN_RELEVANCE.get(strategy, 0.0)
+        return [
+            rel * success_prior(record) if rel >= floor else 0.0
+            for rel, record in zip(self._relevances(task, records, strategy), records, strict=True)
+        ]
 
     def top_k(
         self,

@@ -19,6 +19,7 @@ from eurekaclaw.agents.base import BaseAgent, render_prompt
 from eurekaclaw.agents.experiment.expr import ExpressionError, compile_expression
 from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.llm.types import Message
+from eurekaclaw.skills.prompt_budget import skills_block
 from eurekaclaw.types.artifacts import LemmaNode, TheoryState
 from eurekaclaw.types.tasks import Task, TaskResult
 
@@ -113,7 +114,8 @@ class ExperimentDesigner(BaseAgent):
         model = backend.spec_model
         prompt = render_prompt("experiment_designer_user", guide=json.dumps(backend.spec_guide(), indent=1),
                                **self._context(theory))
-        request = self.request(prompt, output=model)
+        skills = skills_block(self.ctx, self.role, theorem_text(theory))
+        request = self.request(prompt, output=model, extra_system=skills)
         try:
             spec = await self.ask_structured(request, model)
         except LLMOutputError as exc:

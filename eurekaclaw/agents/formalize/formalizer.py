@@ -23,6 +23,7 @@ from eurekaclaw.agents.formalize.models import ClaimFixes, FormalPlan, LemmaOut,
 from eurekaclaw.agents.formalize.surgery import Surgery, merge_replan
 from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.llm.types import LLMRequest, Message
+from eurekaclaw.skills.prompt_budget import skills_block
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.artifacts import Counterexample, KnownResult, LemmaNode, TheoryState
 from eurekaclaw.types.tasks import Task, TaskResult
@@ -84,8 +85,11 @@ class Formalizer(BaseAgent):
     max_tokens_key = "formalize"
 
     def _request(self, template: str, **context: Any) -> LLMRequest:
+        skills = skills_block(self.ctx, self.role, str(context.get("statement") or ""),
+                              used=(str(context.get("memory_hints") or ""),))
         return self.request(
-            render_prompt(template, **context), system=render_prompt("formalize_system")
+            render_prompt(template, **context), system=render_prompt("formalize_system"),
+            extra_system=skills,
         )
 
     async def execute(self, task: Task) -> TaskResult:

@@ -1,6 +1,8 @@
 """THEORY_PIPELINE=memory_guided: what earlier sessions left behind that can help here —
-reusable proven results (knowledge graph), strategies that failed before (persistent memory)
-and domain insights such as pitfalls. Memory is optional and may be empty; a failing memory
+reusable proven results (knowledge graph), strategies that failed before and counterexamples
+found before in the same domain (persistent memory, keyed by domain: another domain's are
+about other objects) and domain insights such as pitfalls not already in the session's
+<memories> block. The hints share the prompt's memory budget (skills/prompt_budget.py). Memory is optional and may be empty; a failing memory
 service costs a warning, never the run.
 
 Only *established* results (checked mechanically or by an independent review, in a session
@@ -18,11 +20,15 @@ from typing import Any
 
 from eurekaclaw.agents.base import AgentContext
 from eurekaclaw.errors import BudgetExceededError
+from eurekaclaw.memory.insights import domain_slug
+from eurekaclaw.skills.prompt_budget import memory_share, tokens, trim_lines_to_tokens
 
 log = logging.getLogger(__name__)
 
 FAILED_PREFIX = "theory.failed_strategies"
 FAILED_TAGS = ("failed_strategy", "failed_strategies", "theory")
+COUNTEREXAMPLE_PREFIX = "theory.counterexamples"
+COUNTEREXAMPLE_TAGS = ("counterexample",)
 MAX_ITEMS = 5
 MAX_UNVERIFIED = 3
 MAX_ITEM_CHARS = 400
@@ -84,26 +90,25 @@ async def memory_hints(ctx: AgentContext, query: str) -> str:
         lines.append("Statements earlier sessions found to be FALSE (do not assume them or try to prove them):")
         for node in _unique(retracted)[:MAX_UNVERIFIED]:
             lines.append(f"- {_short(getattr(node, 'statement', node))} — {_short(_label(node))}")
-    failed: dict[str, Any] = {}
-    records: list[Any] = []
-    persistent = getattr(memory, "persistent", None)
-    if persistent is not None and hasattr(persistent, "recall_prefix"):
-        records += await _safe("recall_prefix", persistent.recall_prefix, FAILED_PREFIX + ".")
-    for tag in FAILED_TAGS:
-        records += await _safe("recall_by_tag", memory.recall_by_tag, tag)
-    for rec in records:
-        key = str(getattr(rec, "key", ""))
-        if key.startswith(FAILED_PREFIX):
-            failed.setdefault(key, rec)
-    # The Learn stage keeps a list of failures per topic; each entry is one strategy.
-    items = [v for rec in failed.values() for v in (rec.value if isinstance(rec.value, list) else [rec.value])]
-    if items:
+    topic = domain_slug(ctx.domain)
+    failed = await _domain_list(memory, f"{FAILED_PREFIX}.{topic}", FAILED_TAGS)
+    if failed:
         wanted = _words(query)
-        ranked = sorted(items, key=lambda v: -len(wanted & _words(str(v))))
-        lines.append("Strategies that failed in earlier sessions (avoid repeating them):")
+        ranked = sorted(failed, key=lambda v: -len(wanted & _words(str(v))))
+        lines.append("Strategies that failed in earlier sessions in this domain (avoid repeating them):")
+        lines.extend(f"- {_short(v)}" for v in ranked[:MAX_ITEMS])
+    counterexamples = await _domain_list(memory, f"{COUNTEREXAMPLE_PREFIX}.{topic}", COUNTEREXAMPLE_TAGS)
+    if counterexamples:
+        wanted = _words(query)
+        ranked = sorted(counterexamples, key=lambda v: -len(wanted & _words(str(v))))
+        lines.append("Counterexamples found in earlier sessions in this domain (these statements are "
+                     "false at the values shown: do not assume them, and check yours against them):")
         lines.extend(f"- {_short(v)}" for v in ranked[:MAX_ITEMS])
     insights = await _safe("load_for_injection", memory.load_for_injection, ctx.domain, k=4, query=query)
-    insights = [i for i in insights if _offerable(i)]
+    # Insights already in the session's <memories> block (every agent's system prompt) are not
+    # repeated here.
+    shown = str(ctx.services.get("memories_block") or "")
+    insights = [i for i in insights if _offerable(i) and not _already_shown(i, shown)]
     if insights:
         lines.append("Domain insights and known pitfalls:")
         for ins in insights[:MAX_ITEMS]:
@@ -111,7 +116,30 @@ async def memory_hints(ctx: AgentContext, query: str) -> str:
             title = getattr(ins, "title", "")
             tag = category if _established(ins) else f"{category}; {_label(ins)}"
             lines.append(f"- [{tag}] {title}: {_short(getattr(ins, 'content', ins))}")
-    return "\n".join(lines)
+    # The hints share the prompt's memory budget with the <memories> block (prompt_budget.py).
+    share = memory_share(ctx.settings.memory_skill_token_budget) - tokens(shown)
+    return trim_lines_to_tokens("\n".join(lines), max(0, share))
+
+
+async def _domain_list(memory: Any, key: str, tags: tuple[str, ...]) -> list[Any]:
+    """The items Learn stored under exactly `key` (one domain's list): another domain's
+    failures or counterexamples are about other objects and are never offered."""
+    records: list[Any] = []
+    persistent = getattr(memory, "persistent", None)
+    if persistent is not None and hasattr(persistent, "recall_prefix"):
+        records += await _safe("recall_prefix", persistent.recall_prefix, key)
+    for tag in tags:
+        records += await _safe("recall_by_tag", memory.recall_by_tag, tag)
+    found = next((r for r in records if str(getattr(r, "key", "")) == key), None)
+    if found is None:
+        return []
+    value = found.value
+    return list(dict.fromkeys(str(v) for v in (value if isinstance(value, list) else [value])))
+
+
+def _already_shown(insight: Any, block: str) -> bool:
+    content = " ".join(str(getattr(insight, "content", "")).split())
+    return bool(content) and content in " ".join(block.split())
 
 
 def _established(item: Any) -> bool:

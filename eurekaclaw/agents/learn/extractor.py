@@ -20,8 +20,14 @@ from eurekaclaw.agents.learn.models import InsightBatch, InsightDraft, MergeDeci
 from eurekaclaw.agents.learn.trust import SessionTrust, review_kind, session_trust
 from eurekaclaw.errors import LLMAuthError, LLMError
 from eurekaclaw.memory.insights import MIN_CONFIDENCE
-from eurekaclaw.skills.evolver import compress, dedupe, fast_request, render_learn_prompt
-from eurekaclaw.types.artifacts import TheoryState
+from eurekaclaw.skills.evolver import (
+    MAX_TOKENS,
+    compress,
+    dedupe,
+    fast_request,
+    render_learn_prompt,
+)
+from eurekaclaw.types.artifacts import CheckResult, TheoryState
 from eurekaclaw.types.memory import DomainInsight, InsightCategory
 
 if TYPE_CHECKING:
@@ -54,17 +60,40 @@ def _lemma_text(state: TheoryState, lemma_id: str) -> str:
 REVIEW_LABELS = {"self": ", self-review", "unknown": ", reviewer not recorded"}
 
 
+MAX_VERDICTS = 3
+
+
+def checker_verdicts(checks: list[CheckResult], limit: int = MAX_VERDICTS) -> str:
+    """What the mechanical checkers and the reviewer said, failures first: "falsifier failed
+    (n=3, T=1: 0.9 > 0.5); z3 passed". Checks that did not run (skipped, no checker) say
+    nothing and are left out."""
+    said = [c for c in checks if c.verdict not in ("skipped", "no_checker")]
+    said.sort(key=lambda c: c.verdict == "passed")
+    parts = []
+    for check in said[:limit]:
+        detail = compress(check.detail, 120) if check.detail else ""
+        if check.counterexample and not detail:
+            detail = ", ".join(f"{k}={v}" for k, v in list(check.counterexample.items())[:4])
+        parts.append(f"{check.checker} {check.verdict}" + (f" ({detail})" if detail else ""))
+    return "; ".join(parts)
+
+
 def session_evidence(state: TheoryState) -> dict[str, list[str]]:
-    """The session's proofs, failures and counterexamples as short lines for a prompt."""
-    proven = [
-        f"[{rec.verification_level}{REVIEW_LABELS.get(review_kind(rec), '')}] "
-        f"{compress(_lemma_text(state, lid), 200)} — proof: {compress(rec.proof)}"
-        for lid, rec in state.proven_lemmas.items()
-    ]
+    """The session's proofs, failures (with the checkers' verdicts), counterexamples and the
+    bounds the experiment violated, as short lines for a prompt."""
+    proven = []
+    for lid, rec in state.proven_lemmas.items():
+        verdicts = checker_verdicts(rec.checks)
+        proven.append(
+            f"[{rec.verification_level}{REVIEW_LABELS.get(review_kind(rec), '')}] "
+            f"{compress(_lemma_text(state, lid), 200)} — proof: {compress(rec.proof)}"
+            + (f" — checks: {verdicts}" if verdicts else "")
+        )
     failures = dedupe(
         [
             f"{compress(_lemma_text(state, f.lemma_id), 160)} — {f.error_category}: "
             f"{compress(f.verifier_text or f.proof, 240)}"
+            + (f" — checks: {checker_verdicts(f.checks)}" if checker_verdicts(f.checks) else "")
             for f in state.failed_attempts
         ]
     )
@@ -77,12 +106,15 @@ def session_evidence(state: TheoryState) -> dict[str, list[str]]:
         "proven": proven[:MAX_ITEMS],
         "failures": failures[:MAX_ITEMS],
         "counterexamples": counterexamples[:MAX_ITEMS],
+        "violations": [compress(c, 240) for c in state.contradictions][:MAX_ITEMS],
     }
 
 
 class SessionMemoryExtractor:
-    def __init__(self, llm: SessionLLM, memory: MemoryManager, domain: str, session_id: str) -> None:
+    def __init__(self, llm: SessionLLM, memory: MemoryManager, domain: str, session_id: str,
+                 max_tokens: int = MAX_TOKENS) -> None:
         self.llm = llm
+        self.max_tokens = max_tokens
         self.memory = memory
         self.domain = domain
         self.session_id = session_id
@@ -105,10 +137,10 @@ class SessionMemoryExtractor:
             established=self.trust.established,
             trust=self.trust.describe(),
             shown_false=self.trust.shown_false,
-            contradictions=[compress(c, 240) for c in state.contradictions[:4]],
             **evidence,
         )
-        batch = await self.llm.structured(fast_request(prompt, InsightBatch), InsightBatch)
+        # A reply cut off at the limit raises (kind "truncated"): no insight of it is saved.
+        batch = await self.llm.structured(fast_request(prompt, InsightBatch, self.max_tokens), InsightBatch)
         merges_left = MAX_MERGE_CALLS
         for draft in batch.insights[:MAX_INSIGHTS]:
             insight, why = self._accept(draft)
@@ -168,7 +200,7 @@ class SessionMemoryExtractor:
         """(insight to save, file it replaces, reason when nothing is saved)."""
         prompt = render_learn_prompt("learn_merge_insight", domain=self.domain, old=old, new=new)
         try:
-            decision = await self.llm.structured(fast_request(prompt, MergeDecision), MergeDecision)
+            decision = await self.llm.structured(fast_request(prompt, MergeDecision, self.max_tokens), MergeDecision)
         except LLMAuthError:
             raise
         except LLMError as exc:

@@ -7,9 +7,12 @@ Steps, deterministic ones first so a model failure cannot cost them:
                      insights and distilled skills of the sessions that had stored them
   failed_strategies  failed attempts and counterexamples → tier 2 (theory.failed_strategies.<domain>)
   skill_stats        SkillRegistry.update_stats for every (lemma, injected skill) whose lemma ended
+                     and whose skill clears the injector's relevance floor for that lemma
   tool_patterns      recorded tool-call sequences of proved lemmas → skills
   insights           SessionMemoryExtractor → tier 4 (fast model)
-  distill            SkillEvolver.distill_from_session → distilled skills (fast model)
+  distill            SkillEvolver.distill_from_session → distilled skills (fast model), shown the
+                     failures with checker verdicts, the counterexamples and the bounds the
+                     experiment violated
 
 Nothing of a session whose theorem was refuted, contradicted or abandoned, or whose lemmas were
 only self-reviewed, is stored as established; when its claim was shown false (refuted,
@@ -37,6 +40,7 @@ from eurekaclaw.agents.learn.trust import lemma_trust, session_trust
 from eurekaclaw.errors import BudgetExceededError, LLMAuthError, LLMError, RunInterrupted
 from eurekaclaw.memory.insights import domain_slug
 from eurekaclaw.skills.evolver import SkillEvolver, SkillProvenance, compress
+from eurekaclaw.skills.prompt_budget import lemma_task
 from eurekaclaw.types.artifacts import TheoryState
 
 if TYPE_CHECKING:
@@ -68,6 +72,7 @@ class LearnReport:
     counterexamples: int = 0
     stats_updated: dict[str, list[bool]] = field(default_factory=dict)
     unknown_skills: list[str] = field(default_factory=list)
+    irrelevant_skills: list[str] = field(default_factory=list)  # "<lemma>:<skill>" not credited
     tool_skills: list[str] = field(default_factory=list)
     insights: list[str] = field(default_factory=list)
     insights_skipped: list[list[str]] = field(default_factory=list)
@@ -213,6 +218,11 @@ class ContinualLearningLoop:
         if not isinstance(injected, dict):
             report.degraded.append("skill_stats: 'injected_skills' on the bus is not a mapping")
             return
+        injector = self.ctx.services.get("skill_injector")
+        if injector is None:
+            # Relevance cannot be re-checked: score nothing rather than credit blindly.
+            report.degraded.append("skill_stats: no skill injector to check relevance; no use scored")
+            return
         for lemma_id, names in sorted(injected.items()):
             node = state.lemma_dag.get(lemma_id)
             if lemma_id in state.proven_lemmas:
@@ -223,9 +233,16 @@ class ContinualLearningLoop:
                 success = False
             else:
                 continue  # unfinished (budget, pause) or planned away: no verdict on the skills
+            task = lemma_task(node.informal, node.statement) if node is not None else ""
             for name in dict.fromkeys(names if isinstance(names, list) else []):
                 if name not in self.registry:
                     report.unknown_skills.append(str(name))
+                    continue
+                record = self.registry.get(name)
+                # Credit only a skill that was relevant to the lemma: one injected under an older,
+                # lower floor (or by mistake) says nothing about why the lemma ended as it did.
+                if not task or record is None or not injector.is_relevant(task, record):
+                    report.irrelevant_skills.append(f"{lemma_id}:{name}")
                     continue
                 self.registry.update_stats(name, success)
                 report.stats_updated.setdefault(name, []).append(success)
@@ -241,7 +258,8 @@ class ContinualLearningLoop:
 
     # --- tier 4 ---------------------------------------------------------------------------------
     async def _insights(self, state: TheoryState, report: LearnReport) -> None:
-        extractor = SessionMemoryExtractor(self.ctx.llm, self.memory, self.domain, self.ctx.session_id)
+        extractor = SessionMemoryExtractor(self.ctx.llm, self.memory, self.domain, self.ctx.session_id,
+                                           max_tokens=self.ctx.settings.max_tokens_learn)
         result = await extractor.extract_and_save(state)
         report.insights = [p.name for p in [*result.saved, *result.merged]]
         report.insights_skipped = [[t, why] for t, why in result.skipped]
@@ -260,7 +278,10 @@ class ContinualLearningLoop:
             note=trust.note,
             shown_false=trust.shown_false,
         )
-        evolver = SkillEvolver(self.ctx.llm, self.registry, domain=self.domain, provenance=provenance)
-        created = await evolver.distill_from_session(evidence["failures"], evidence["proven"])
+        evolver = SkillEvolver(self.ctx.llm, self.registry, domain=self.domain, provenance=provenance,
+                               max_tokens=self.ctx.settings.max_tokens_learn)
+        created = await evolver.distill_from_session(
+            evidence["failures"], evidence["proven"], evidence["counterexamples"], evidence["violations"],
+        )
         report.distilled = [r.meta.name for r in created]
         report.notes += [f"distilled skill {n!r} not kept: {why}" for n, why in evolver.skipped]

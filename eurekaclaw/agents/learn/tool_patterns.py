@@ -6,6 +6,12 @@ order]} on the bus under "tool_traces". Repeated calls of one tool are collapsed
 (`skills.tool_patterns.<pattern>`); once a pattern of two or more tools has proved
 MIN_SUPPORT lemmas and succeeds more often than it fails, it is written as a distilled skill.
 Deterministic: no model call.
+
+Only a non-trivial proof counts as a success of a pattern (`trivial_reason`): a lemma whose
+claim verify/trivial.py flagged (vacuous, restated assumption, no free variable…), one settled
+by citing a known result (level `cited`: the citation, not the tool calls, carried it), and one
+whose recorded proof is under MIN_PROOF_CHARS characters (a one-liner needs no tool recipe).
+Two trivial lemmas used to be enough to mint a "skill" that taught nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MIN_SUPPORT = 2
+MIN_PROOF_CHARS = 200
 KEY_PREFIX = "skills.tool_patterns."
 MAX_EXAMPLES = 5
 
@@ -57,6 +64,21 @@ def pattern_name(tools: tuple[str, ...]) -> str:
     return name
 
 
+def trivial_reason(state: TheoryState, lemma_id: str) -> str | None:
+    """Why a proved lemma says nothing about the tools used on it; None when it does."""
+    node = state.lemma_dag.get(lemma_id)
+    record = state.proven_lemmas.get(lemma_id)
+    if node is None or record is None:
+        return "no proof record"
+    if node.claim_flags:
+        return "its claim was flagged trivial: " + "; ".join(node.claim_flags)
+    if record.verification_level == "cited":
+        return "accepted by citation, not proved with the tools"
+    if len(" ".join(record.proof.split())) < MIN_PROOF_CHARS:
+        return f"a proof under {MIN_PROOF_CHARS} characters"
+    return None
+
+
 def session_patterns(
     traces: Any, state: TheoryState, count_successes: bool = True
 ) -> dict[tuple[str, ...], PatternStats]:
@@ -77,6 +99,8 @@ def session_patterns(
     for (tools, lemma_id), success in per_lemma.items():
         if success and not count_successes:
             continue
+        if success and trivial_reason(state, lemma_id) is not None:
+            continue  # neither a success nor a failure of the pattern
         entry = stats.setdefault(tools, PatternStats(tools))
         if success:
             entry.successes += 1

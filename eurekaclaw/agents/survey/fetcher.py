@@ -11,6 +11,7 @@ from eurekaclaw.agents.base import AgentContext, BaseAgent, render_prompt
 from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.llm.session_client import extract_json
 from eurekaclaw.llm.types import ToolUseBlock
+from eurekaclaw.skills.prompt_budget import skills_block
 from eurekaclaw.tools.base import ToolRegistry, run_tool_loop
 from eurekaclaw.tools.literature.service import LiteratureService
 from eurekaclaw.tools.literature.tools import PaperPool, paper_brief, register_literature_tools
@@ -106,7 +107,8 @@ class PaperFetcher(BaseAgent):
             candidates=[paper_brief(p) for p in candidates],
             max_papers=max_papers,
         )
-        request = self.request(prompt).model_copy(update={"tools": registry.specs(names)})
+        skills = skills_block(self.ctx, self.role, topic)  # survey skills (search and reading habits)
+        request = self.request(prompt, extra_system=skills).model_copy(update={"tools": registry.specs(names)})
         try:
             response, _ = await run_tool_loop(
                 self.ctx.llm.complete, request, registry, max_turns=MAX_TURNS,

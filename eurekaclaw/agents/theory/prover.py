@@ -95,7 +95,8 @@ class _ProofWriter(RunAgent):
         self.tools_used: list[str] = []
 
     def _skills(self, lemma_id: str) -> Skills:
-        skills = skills_for(self.ctx, self.run.node(lemma_id))
+        skills = skills_for(self.ctx, self.run.node(lemma_id), self.role,
+                            self.run.memory_hints.get(lemma_id, ""))
         self.run.record_skills(lemma_id, skills.names)
         return skills
 

@@ -1,53 +1,38 @@
-"""Skills and tools for the proof writers: the few relevant skills (budgeted, top-k by
-relevance, never all of them) and the domain plugin's tools."""
+"""Skills and tools for the proof writers: the few relevant skills (top-k above the measured
+relevance floor, within the token budget shared with memories — skills/prompt_budget.py) and
+the domain plugin's tools."""
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 
 from eurekaclaw.agents.base import AgentContext
-from eurekaclaw.errors import BudgetExceededError
+from eurekaclaw.skills.prompt_budget import OfferedSkills, lemma_task, offer_skills
 from eurekaclaw.tools.base import ToolRegistry
 from eurekaclaw.types.artifacts import LemmaNode
 
 log = logging.getLogger(__name__)
 
-SKILL_K = 5
-SKILL_TOKEN_BUDGET = 1500
-# Skills written for the prover, then skills written for the theory stage as a whole.
-SKILL_ROLES = ("prover", "theory")
+# After the writer's own role: skills written for any prover, then for the theory stage.
+FALLBACK_ROLES = ("prover", "theory")
+
+Skills = OfferedSkills  # the name the theory agents use
 
 
-@dataclass
-class Skills:
-    names: list[str] = field(default_factory=list)
-    block: str = ""
+def skill_roles(role: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys((role, *FALLBACK_ROLES)))
 
 
-def skills_for(ctx: AgentContext, lemma: LemmaNode) -> Skills:
-    injector = ctx.services.get("skill_injector")
-    if injector is None:
-        return Skills()
-    task = f"{lemma.informal}\n{lemma.statement}".strip()
-    chosen: list = []
-    budget = SKILL_TOKEN_BUDGET
-    try:
-        for role in SKILL_ROLES:
-            if len(chosen) >= SKILL_K or budget <= 0:
-                break
-            picked = injector.top_k(task, role, k=SKILL_K - len(chosen), strategy="hybrid",
-                                    token_budget=budget)
-            fresh = [s for s in picked if s.meta.name not in {c.meta.name for c in chosen}]
-            chosen.extend(fresh)
-            budget = SKILL_TOKEN_BUDGET - len(injector.render_for_prompt(chosen)) // 4
-        block = injector.render_for_prompt(chosen)
-    except BudgetExceededError:
-        raise
-    except Exception as exc:  # skills help; a broken skill store must not stop the proof
-        log.warning("skill injection failed for lemma %s: %s", lemma.id, exc)
-        return Skills()
-    return Skills(names=[s.meta.name for s in chosen], block=block)
+def skills_for(ctx: AgentContext, lemma: LemmaNode, role: str = "prover", memory_hints: str = "") -> Skills:
+    """Skills for `role` (prover or refiner) working on `lemma`; `memory_hints` is the hints
+    block already in the prompt, which shares the budget."""
+    return offer_skills(
+        ctx.services,
+        ctx.settings.memory_skill_token_budget,
+        skill_roles(role),
+        lemma_task(lemma.informal, lemma.statement),
+        used=(memory_hints,),
+    )
 
 
 def domain_tool_names(ctx: AgentContext) -> list[str]:

@@ -9,6 +9,7 @@ from eurekaclaw.agents.theory.models import ReviewVerdict
 from eurekaclaw.agents.theory.prover import claim_text, refuted_context
 from eurekaclaw.agents.theory.run import RunAgent
 from eurekaclaw.agents.theory.tool_answer import ask_with_tools
+from eurekaclaw.skills.prompt_budget import lemma_task, skills_block
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.tools.roles import role_tool_names
 from eurekaclaw.types.tasks import Task, TaskResult
@@ -68,6 +69,8 @@ class Verifier(RunAgent):
             formal_proof=formal_proof or "",
             refuted=refuted_context(self.run, lemma_id),
         )
-        request = self.request(prompt, system=render_prompt("theory_verifier_system"), lemma_id=lemma_id)
+        skills = skills_block(self.ctx, self.role, lemma_task(node.informal, node.statement))
+        request = self.request(prompt, system=render_prompt("theory_verifier_system"), lemma_id=lemma_id,
+                               extra_system=skills)
         # The reviewer may compute (symbolic) to check a step; its verdict is still only a review.
         return await ask_with_tools(self, request, ReviewVerdict, role_tool_names(self.ctx.tools, self.role))

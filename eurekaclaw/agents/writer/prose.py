@@ -20,6 +20,7 @@ from eurekaclaw.agents.writer.experiments import ExperimentView, fmt
 from eurekaclaw.agents.writer.fragments import statement_tex
 from eurekaclaw.agents.writer.honest import check_prose
 from eurekaclaw.errors import LLMError
+from eurekaclaw.skills.prompt_budget import skills_block
 from eurekaclaw.types.artifacts import ResearchBrief, TheoryState
 
 if TYPE_CHECKING:
@@ -192,7 +193,9 @@ async def write_prose(
     fallback = fallback_prose(theory, plan, experiment)
     prompt = prose_prompt(theory, plan, experiment, brief)
     try:
-        reply = await agent.ask_structured(agent.request(prompt, output=PaperProse), PaperProse)
+        skills = skills_block(agent.ctx, agent.role, theory.informal_statement or theory.formal_statement)
+        request = agent.request(prompt, output=PaperProse, extra_system=skills)
+        reply = await agent.ask_structured(request, PaperProse)
     except LLMError as exc:
         reason = f"the model's prose was unusable ({type(exc).__name__}: {exc.message[:200]}); " \
                  "deterministic prose built from the statement was used instead"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 import xml.etree.ElementTree as ET
 
 from eurekaclaw.tools.literature.http import LiteratureHttp, SourceUnavailable
@@ -76,12 +77,44 @@ def parse_feed(xml_text: str) -> tuple[list[Paper], list[str]]:
     return papers, errors
 
 
+# A word: letters and digits of any script (Unicode), optionally joined by hyphens, dashes or
+# apostrophes ("Erdős–Rényi", "Kullback-Leibler", "Bernstein's"). Underscores are not letters.
+_WORD = re.compile(r"[^\W_]+(?:[-\u2010-\u2015'\u2019][^\W_]+)*")
+_JOINERS = re.compile(r"[-\u2010-\u2015'\u2019]")
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+
+
+def _unaccented(text: str) -> str | None:
+    """`text` with its accents removed, or None when that does not give plain ASCII (Ł, ø and
+    CJK have no lossless ASCII spelling, so no second spelling is searched for them)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    bare = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return bare if bare.isascii() else None
+
+
+def _term(word: str) -> str:
+    """One `all:` term. A compound word is searched as a quoted phrase of its parts (arXiv's
+    search splits words at hyphens, so the phrase keeps the parts together and in order). A word
+    with accents is searched as written (the API takes UTF-8) OR in its ASCII spelling, because
+    arXiv metadata spells names both ways ("Erdős" and "Erdos")."""
+    word = _POSSESSIVE.sub("", word)
+    phrase = " ".join(p for p in _JOINERS.split(word) if p)
+    spellings = [phrase]
+    bare = _unaccented(phrase)
+    if bare and bare != phrase:
+        spellings.append(bare)
+    terms = [f'all:"{s}"' if " " in s else f"all:{s}" for s in spellings]
+    return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"
+
+
 def build_search_query(query: str, max_terms: int = 8) -> str:
-    """`all:` terms joined by AND: arXiv's search treats bare words as OR of phrases."""
-    words = [w for w in re.findall(r"[A-Za-z0-9][A-Za-z0-9\-]*", query) if w.lower() not in _STOP]
+    """`all:` terms joined by AND (arXiv's search treats bare words as OR of phrases); stop
+    words dropped; accented and hyphenated names kept whole (see `_term`)."""
+    words = [w for w in _WORD.findall(query) if w.lower() not in _STOP]
     if not words:
-        return f'all:"{query.strip()}"'
-    return " AND ".join(f"all:{w}" for w in words[:max_terms])
+        cleaned = " ".join(query.replace('"', " ").split())  # a quote would end the phrase
+        return f'all:"{cleaned}"'
+    return " AND ".join(_term(w) for w in words[:max_terms])
 
 
 class ArxivClient:

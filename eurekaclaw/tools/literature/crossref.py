@@ -19,11 +19,23 @@ HOST = "api.crossref.org"
 _TAG = re.compile(r"<[^>]+>")
 
 
+# CrossRef's publication dates, in the order the brief for this client documents: the print
+# date, then the online date, then `issued` (the earliest of the two, when CrossRef knows it).
+# `created`, `deposited` and `indexed` are when the metadata was registered or refreshed —
+# years after publication for old works — so they are never used as a publication year.
+YEAR_FIELDS = ("published-print", "published-online", "issued")
+
+
 def _year(message: dict[str, Any]) -> int | None:
-    for key in ("issued", "published", "published-print", "published-online", "created"):
+    """The publication year, or None when CrossRef states none (never a guess)."""
+    for key in YEAR_FIELDS:
         parts = (message.get(key) or {}).get("date-parts") or []
-        if parts and parts[0] and parts[0][0]:
-            return int(parts[0][0])
+        first = parts[0] if parts and isinstance(parts[0], list) else []
+        value = first[0] if first else None
+        if isinstance(value, str) and value.isdigit():
+            value = int(value)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
     return None
 
 

@@ -3,7 +3,8 @@
 Two records are the same work when they share a DOI, or a version-less arXiv id, or — when
 neither has an id that contradicts the other — the same normalised title, first author's
 family name and year. The merged record keeps every source, the richest abstract and the
-largest citation count, and gets its canonical id again.
+largest citation count, takes year and venue by source precedence (`FIELD_PRECEDENCE`, not
+by arrival order), and gets its canonical id again.
 """
 
 from __future__ import annotations
@@ -39,13 +40,43 @@ def same_work(a: Paper, b: Paper) -> bool:
     return title_key(a) == title_key(b)
 
 
+# Which service's value wins for a field, best first. Publication year and venue: the
+# publisher's registration (CrossRef) states the version of record; Semantic Scholar and
+# OpenAlex usually carry it too; arXiv's `published` is the first preprint version, so its year
+# (and its placeholder venue "arXiv") is only a fallback. A record merged earlier ranks as its
+# best source. Sources not listed ("citation": what a model wrote) rank last.
+FIELD_PRECEDENCE: dict[str, tuple[str, ...]] = {
+    "year": ("crossref", "semantic_scholar", "openalex", "arxiv"),
+    "venue": ("crossref", "openalex", "semantic_scholar", "arxiv"),
+}
+
+
+def source_rank(paper: Paper, field: str) -> int:
+    order = FIELD_PRECEDENCE[field]
+    ranks = [order.index(s) for s in paper.sources if s in order]
+    return min(ranks) if ranks else len(order)
+
+
+def _is_placeholder_venue(venue: str) -> bool:
+    return venue.strip().lower() in {"", "arxiv", "arxiv.org", "arxiv (cornell university)"}
+
+
 def merge_two(base: Paper, other: Paper) -> Paper:
-    """`base` enriched with what `other` adds; base's non-empty fields win except where the
-    other record is plainly richer (longer abstract, larger citation count)."""
+    """`base` enriched with what `other` adds. Year and venue follow `FIELD_PRECEDENCE`,
+    whichever record came first; for other fields base's non-empty values win except where
+    the other record is plainly richer (longer abstract, larger citation count)."""
     data = base.model_copy(deep=True)
-    for name in ("doi", "arxiv_id", "s2_id", "openalex_id", "url", "year", "venue"):
+    for name in ("doi", "arxiv_id", "s2_id", "openalex_id", "url"):
         if not getattr(data, name) and getattr(other, name):
             setattr(data, name, getattr(other, name))
+    if other.year and (not data.year or source_rank(other, "year") < source_rank(base, "year")):
+        data.year = other.year
+    if not _is_placeholder_venue(other.venue) and (
+        _is_placeholder_venue(data.venue) or source_rank(other, "venue") < source_rank(base, "venue")
+    ):
+        data.venue = other.venue
+    elif not data.venue and other.venue:
+        data.venue = other.venue
     if not data.authors and other.authors:
         data.authors = list(other.authors)
     if len(other.abstract) > len(data.abstract):

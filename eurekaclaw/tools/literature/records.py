@@ -23,9 +23,38 @@ def ascii_fold(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
 
 
+def _cp1252_c1() -> dict[int, str]:
+    """C1 control code points (U+0080–U+009F) that are really cp1252 bytes decoded as
+    latin-1 — mojibake services serve, e.g. U+0093/U+0094 for curly double quotes — mapped to
+    the characters cp1252 means. The five bytes cp1252 leaves undefined are absent."""
+    table: dict[int, str] = {}
+    for code in range(0x80, 0xA0):
+        try:
+            table[code] = bytes([code]).decode("cp1252")
+        except UnicodeDecodeError:
+            continue
+    return table
+
+
+_C1_AS_CP1252 = _cp1252_c1()
+
+
+def _strip_controls(text: str) -> str:
+    """cp1252 smart quotes and dashes restored; every other control character dropped
+    (whitespace controls become spaces so words do not run together)."""
+    out: list[str] = []
+    for ch in text.translate(_C1_AS_CP1252):
+        if unicodedata.category(ch) != "Cc":
+            out.append(ch)
+        elif ch in "\t\n\r\f\v":
+            out.append(" ")
+    return "".join(out)
+
+
 def clean_text(text: str | None) -> str:
-    """Collapse the hard wraps and indentation that Atom feeds put in titles and abstracts."""
-    return _SPACE.sub(" ", text or "").strip()
+    """Collapse the hard wraps and indentation that Atom feeds put in titles and abstracts,
+    and remove the control characters some services pass through (see `_strip_controls`)."""
+    return _SPACE.sub(" ", _strip_controls(text or "")).strip()
 
 
 def title_words(title: str) -> list[str]:
@@ -68,6 +97,13 @@ def make_paper(source: str, *, title: str, doi: str | None = None, arxiv_id: str
     # arXiv's own DataCite DOI says nothing the arXiv id does not; keep the id only.
     if norm_doi and arxiv_id_from_doi(norm_doi):
         norm_doi = None
+    # Every text field is cleaned here, whichever service it came from, so no control
+    # character reaches a prompt or the BibTeX file.
+    for name in ("abstract", "venue"):
+        if isinstance(fields.get(name), str):
+            fields[name] = clean_text(fields[name])
+    if fields.get("authors") is not None:
+        fields["authors"] = [a for a in (clean_text(a) for a in fields["authors"]) if a]
     paper = Paper(
         paper_id="",
         title=clean_text(title),

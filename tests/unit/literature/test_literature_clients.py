@@ -78,7 +78,7 @@ async def test_arxiv_unknown_id_is_absent_and_error_feed_raises(respx_mock) -> N
 
 def test_arxiv_query_builder_ands_content_words() -> None:
     assert build_search_query("multi-armed bandits with heavy tails") == (
-        "all:multi-armed AND all:bandits AND all:heavy AND all:tails"
+        'all:"multi armed" AND all:bandits AND all:heavy AND all:tails'
     )
 
 

@@ -9,7 +9,7 @@ from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.llm.ledger import UsageLedger
 from eurekaclaw.llm.scripted import ScriptedBackend
 from eurekaclaw.llm.session_client import SessionLLM
-from eurekaclaw.skills.evolver import SkillEvolver, compress, dedupe
+from eurekaclaw.skills.evolver import MAX_TOKENS, SkillEvolver, compress, dedupe
 from eurekaclaw.skills.registry import SkillRegistry
 
 GOOD = {
@@ -51,7 +51,7 @@ async def test_distill_upserts_distilled_skills(tmp_path):
     created = await evolver.distill_from_session(failures, successes)
     assert [r.meta.name for r in created] == ["bernstein-for-small-variance", "induction-distilled"]
     (call,) = backend.calls
-    assert call.tier == "fast" and call.max_tokens == 1024 and call.output_name() == "DistilledSkills"
+    assert call.tier == "fast" and call.max_tokens == MAX_TOKENS and call.output_name() == "DistilledSkills"
     prompt = call.prompt_text()
     assert prompt.count("Hoeffding ignores the variance") == 1
     assert "missing union bound" in prompt
@@ -125,3 +125,83 @@ async def test_flag_retracted_skills_stops_offering_them(tmp_path):
     assert "bernstein-for-small-variance" not in offered and "induction" in offered
     assert len(reloaded.list()) == 3  # still listed, so the user sees why it is gone
     assert flag_retracted_skills(reloaded, {"s1"}, "refuted in session s2") == []  # idempotent
+
+
+# --- issue 18: name clashes, counterexamples, reply limit ----------------------------------------
+
+LONG_NAME = "variance-aware-bernstein-confidence-radius-for-heavy-tailed-arm-rewards"  # > 64
+
+
+def _skill(name: str) -> dict:
+    return {"name": name, "description": "Use Bernstein when the variance is small.",
+            "tags": ["bernstein"], "steps": ["Bound the variance", "Apply Bernstein", "Union bound"]}
+
+
+async def test_a_long_name_clashing_with_a_user_skill_stays_within_the_limit(tmp_path):
+    from eurekaclaw.memory.text import slugify
+    from eurekaclaw.skills.format import valid_name
+
+    base = slugify(LONG_NAME, max_len=64, fallback="")
+    assert len(base) + len("-distilled") > 64  # the old rule made an invalid name and aborted
+    user = tmp_path / "user"
+    write_skill(user, base, body="the user's own skill", source="manual")
+    # the first "-distilled" variant is held by an installed skill too
+    write_skill(user, base[:54].rstrip("-") + "-distilled", body="installed", source="manual")
+    backend = ScriptedBackend(default={"skills": [_skill(LONG_NAME), _skill("second-good-skill")]})
+    reg = SkillRegistry(user, builtin_dir=tmp_path / "none")
+    evolver = SkillEvolver(SessionLLM(backend, UsageLedger(None)), reg, domain="mab")
+    created = await evolver.distill_from_session(["L4: gap: missing variance term"], [])
+    names = [r.meta.name for r in created]
+    assert len(names) == 2 and names[1] == "second-good-skill"
+    assert names[0] == base[:52].rstrip("-") + "-distilled-2"
+    assert all(valid_name(n) and len(n) <= 64 for n in names)
+    assert reg.get(base).body == "the user's own skill"
+    # deterministic: the same reply lands on the same name (a version bump, not a new skill)
+    again = await evolver.distill_from_session(["L4: gap: missing variance term"], [])
+    assert [r.meta.name for r in again] == names and again[0].meta.version == "1.1"
+
+
+async def test_one_skill_that_cannot_be_stored_is_skipped_and_the_others_kept(tmp_path, monkeypatch):
+    backend = ScriptedBackend(default={"skills": [_skill("first-skill"), _skill("second-skill")]})
+    reg = SkillRegistry(tmp_path / "user", builtin_dir=tmp_path / "none")
+    real = reg.upsert
+
+    def failing(record):
+        if record.meta.name == "first-skill":
+            raise OSError("disk full")
+        return real(record)
+
+    monkeypatch.setattr(reg, "upsert", failing)
+    evolver = SkillEvolver(SessionLLM(backend, UsageLedger(None)), reg, domain="mab")
+    created = await evolver.distill_from_session(["a failure"], [])
+    assert [r.meta.name for r in created] == ["second-skill"]
+    assert evolver.skipped == [("first-skill", "could not be stored: disk full")]
+
+
+async def test_counterexamples_and_violations_reach_the_distiller(tmp_path):
+    backend, _, evolver = make(tmp_path, {"skills": []})
+    created = await evolver.distill_from_session(
+        [], [], ["UCB1 constant regret — confirmed at {'Delta': 0.01, 'T': 100000}: regret grows like log T"],
+        ["R_T <= 3 sqrt(T): measured 41.2 > bound 30.0 at T=100"],
+    )
+    assert created == []
+    prompt = backend.calls[0].prompt_text()
+    assert "'Delta': 0.01" in prompt and "Counterexamples" in prompt
+    assert "measured 41.2 > bound 30.0" in prompt and "experiment violated" in prompt
+
+
+async def test_a_reply_cut_off_at_the_limit_stores_nothing(tmp_path):
+    from eurekaclaw.llm.types import LLMResponse
+
+    def truncated(request):
+        return LLMResponse(text='{"skills": [{"name": "half-a-skill", "description": "Use', stop_reason="max_tokens",
+                           structured={"skills": [_skill("half-a-skill")]})
+
+    backend = ScriptedBackend(responder=truncated)
+    reg = SkillRegistry(tmp_path / "user", builtin_dir=tmp_path / "none")
+    evolver = SkillEvolver(SessionLLM(backend, UsageLedger(None)), reg, domain="mab", max_tokens=2048)
+    with pytest.raises(LLMOutputError) as info:
+        await evolver.distill_from_session(["a failure"], [])
+    assert info.value.kind == "truncated"
+    assert backend.calls[0].max_tokens == 2048 and len(backend.calls) == 1  # no repair of a cut reply
+    assert reg.get("half-a-skill") is None

@@ -182,6 +182,7 @@ class FakeMemory:
 async def test_memory_guided_feeds_memories_to_formalizer(tmp_path):
     script = Script().on("formalizer", None, GOOD)
     ctx, _, _ = make_ctx(tmp_path, script, theory_pipeline="memory_guided")
+    ctx.domain = "amgm"  # failed strategies are offered within their own domain only
     ctx.services["memory"] = FakeMemory()
     await FormalizeStage().run(ctx, SPEC)
     prompt = script.calls("formalizer")[0].prompt_text()

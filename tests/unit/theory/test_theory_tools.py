@@ -85,6 +85,7 @@ async def test_memory_guided_prover_sees_failed_strategies_from_real_memory(tmp_
                     tags=["failed_strategy"])
     script = Script()
     ctx, _, _ = make_ctx(tmp_path, script, theory_pipeline="memory_guided")
+    ctx.domain = "amgm"  # failed strategies are offered within their own domain only
     ctx.services["memory"] = memory
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, InputSpec(mode="prove", statement="s"))
