@@ -490,6 +490,9 @@ def doctor(
 from eurekaclaw.ui.command import ui as _ui_command  # noqa: E402 - registered after the shared options
 
 app.command("ui")(_ui_command)
+from eurekaclaw.review.cli import review as _review_command  # noqa: E402
+
+app.command("review")(handle_errors(_review_command))
 # --- end registered commands ---
 
 

@@ -1,0 +1,107 @@
+"""The review's model access: the same SessionLLM, usage ledger and llm_log.jsonl as the session
+it reviews, so the session's cost covers its reviews, and a budget applies to them.
+
+A review's `--budget-usd` / `--budget-tokens` (or EUREKACLAW_BUDGET_USD / _TOKENS) caps what this
+review may spend, on top of what the session already spent; without one the review has no cap,
+like a run without a budget. Calls are attributed to stage "review".
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from eurekaclaw.agents.base import AgentContext, BaseAgent
+from eurekaclaw.config import Settings
+from eurekaclaw.knowledge_bus.bus import KnowledgeBus
+from eurekaclaw.llm.context import current_stage
+from eurekaclaw.llm.ledger import UsageLedger, check_budget_enforceable
+from eurekaclaw.llm.prices import settings_price
+from eurekaclaw.llm.session_client import SessionLLM
+from eurekaclaw.llm.types import LLMClient
+from eurekaclaw.memory.episodic import EpisodicMemory
+from eurekaclaw.store.session import SessionDir
+from eurekaclaw.tools.base import ToolRegistry
+from eurekaclaw.types.tasks import Task, TaskResult
+
+STAGE = "review"
+
+
+def _total_tokens(ledger: UsageLedger) -> int:
+    t = ledger.total
+    return t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens
+
+
+def review_ledger(settings: Settings, session: SessionDir, backend: LLMClient,
+                  budget_usd: float | None, budget_tokens: int | None) -> UsageLedger:
+    """The session's ledger with this review's cap added to what was already spent."""
+    budget_usd = budget_usd if budget_usd is not None else settings.eurekaclaw_budget_usd
+    budget_tokens = budget_tokens if budget_tokens is not None else settings.eurekaclaw_budget_tokens
+    price = settings_price(settings)
+    check_budget_enforceable(budget_usd, budget_tokens, [backend], price)
+    ledger = UsageLedger(session.file(SessionDir.USAGE), price_override=price)
+    # the run's own caps (loaded from usage.json) were for the run, not for this review
+    ledger.budget_usd = ledger.cost + budget_usd if budget_usd is not None else None
+    ledger.budget_tokens = _total_tokens(ledger) + budget_tokens if budget_tokens is not None else None
+    return ledger
+
+
+def review_context(settings: Settings, session: SessionDir, bus: KnowledgeBus, backend: LLMClient, *,
+                   budget_usd: float | None = None, budget_tokens: int | None = None) -> AgentContext:
+    ledger = review_ledger(settings, session, backend, budget_usd, budget_tokens)
+
+    def events(kind: str, **data: Any) -> None:
+        session.event(kind, **data)
+
+    llm = SessionLLM(
+        backend, ledger, session.file(SessionDir.LLM_LOG),
+        max_retries=settings.llm_max_retries, retry_base_s=settings.llm_retry_base_s,
+        retry_max_s=settings.llm_retry_max_s, retry_total_s=settings.llm_retry_total_s,
+        on_retry=lambda notice: events("llm", message=notice),
+    )
+    return AgentContext(
+        session_id=session.session_id, settings=settings, bus=bus, llm=llm, tools=ToolRegistry(),
+        episodic=EpisodicMemory(session.session_id), session=session, events=events,
+    )
+
+
+@contextlib.contextmanager
+def review_stage() -> Iterator[None]:
+    token = current_stage.set(STAGE)
+    try:
+        yield
+    finally:
+        current_stage.reset(token)
+
+
+class ReviewAgent(BaseAgent):
+    """Answers questions about the paper (role `review`, prompt review_system.j2)."""
+
+    role = "review"
+
+    async def execute(self, task: Task) -> TaskResult:
+        from eurekaclaw.review.facts import load_facts
+        from eurekaclaw.review.qa import answer_question
+
+        if self.ctx.session is None:
+            return TaskResult(success=False, error="review needs the session directory")
+        answer = await answer_question(self, load_facts(self.ctx.session), task.description)
+        return TaskResult(success=True, summary=answer.shown, outputs={"answer": answer.as_json()})
+
+
+class ReviserAgent(BaseAgent):
+    """Rewrites the paper's prose after feedback (role `reviser`, review_revise_system.j2)."""
+
+    role = "reviser"
+    max_tokens_key = "writer"
+
+    async def execute(self, task: Task) -> TaskResult:
+        from eurekaclaw.review.facts import load_facts
+        from eurekaclaw.review.revise import revise_paper
+
+        if self.ctx.session is None:
+            return TaskResult(success=False, error="review needs the session directory")
+        outcome = await revise_paper(self, load_facts(self.ctx.session), task.description)
+        return TaskResult(success=outcome.ok, summary=outcome.summary(), outputs={"revision": outcome.as_json()},
+                          error=None if outcome.ok else outcome.error)

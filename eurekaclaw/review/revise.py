@@ -1,0 +1,256 @@
+"""Revisions: the model rewrites prose after feedback; the paper is rebuilt as a new version.
+
+The model may change only the prose fields. Statements, proofs, statuses and verification levels
+come from theory_state.json through the writer's `build_doc`, which this module never writes, so
+a revision cannot raise a level: only the checkers do that. The revised prose goes through the
+writer's own checks — `usable_fields` (too short is not prose), `check_prose` (no proof claimed
+for an unproved statement), then the level check of claims.py, and at render time the writer's
+sanitiser — and is compiled with the writer's compile-and-repair. A revision that does not
+compile where a TeX toolchain exists is rolled back: no paper_v<n> file is left, the version list
+is unchanged, and the build log stays in latex_v<n>/ for inspection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import shutil
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from eurekaclaw.agents.base import BaseAgent, render_prompt
+from eurekaclaw.agents.writer.bibtex import render_bibtex
+from eurekaclaw.agents.writer.compile import DOCTOR_HINT, find_toolchain
+from eurekaclaw.agents.writer.doc import PROSE_FIELDS, build_doc
+from eurekaclaw.agents.writer.honest import check_prose
+from eurekaclaw.agents.writer.markdown import render_markdown
+from eurekaclaw.agents.writer.prose import PaperProse, fallback_prose, usable_fields
+from eurekaclaw.agents.writer.render import render_tex
+from eurekaclaw.agents.writer.repair import compile_with_repair, copy_pdf
+from eurekaclaw.errors import BadInputError
+from eurekaclaw.review.claims import ClaimChecker
+from eurekaclaw.review.facts import PaperFacts
+from eurekaclaw.review.history import PaperVersion, ReviewStore, version_files
+from eurekaclaw.store.files import atomic_write_text
+
+MAX_FEEDBACK = 8000
+
+
+class RevisionReply(BaseModel):
+    title: str | None = None
+    abstract: str | None = None
+    introduction: str | None = None
+    preliminaries: str | None = None
+    related_work: str | None = None
+    limitations: str | None = None
+    experiments: str | None = None
+    summary: str = ""
+    needs: list[Literal["theory", "experiment"]] = Field(default_factory=list)
+    needs_reason: str = ""
+
+
+@dataclass
+class RevisionOutcome:
+    feedback: str
+    base_version: int
+    ok: bool = False
+    version: int | None = None
+    files: dict[str, str] = field(default_factory=dict)
+    compiled: bool = False
+    changes: list[str] = field(default_factory=list)
+    model_summary: str = ""
+    notes: list[str] = field(default_factory=list)
+    needs: list[str] = field(default_factory=list)
+    error: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok, "feedback": self.feedback, "base_version": self.base_version,
+            "version": self.version, "files": self.files, "compiled": self.compiled,
+            "changes": self.changes, "model_summary": self.model_summary, "notes": self.notes,
+            "needs": self.needs, "error": self.error,
+        }
+
+    def summary(self) -> str:
+        if self.ok:
+            return f"paper version {self.version} written ({self.files.get('tex_file')}); " \
+                   f"{len(self.changes)} change(s) from version {self.base_version}"
+        return f"no new version: {self.error}"
+
+    def text(self) -> str:
+        parts = [self.summary()]
+        if self.changes:
+            unchanged = "- statements, proofs, statuses and verification levels: unchanged (from the session's records)"
+            parts.append("What changed:\n" + "\n".join(f"- {c}" for c in self.changes)
+                         + ("\n" + unchanged if self.ok else ""))
+        if self.model_summary:
+            parts.append(f"The model's own summary: {self.model_summary}")
+        if self.needs:
+            parts.append("Not done by this revision:\n" + "\n".join(f"- {n}" for n in self.needs))
+        if self.notes:
+            parts.append("Notes:\n" + "\n".join(f"- {n}" for n in self.notes))
+        return "\n\n".join(parts)
+
+
+def revise_prompt(facts: PaperFacts, feedback: str) -> str:
+    lemmas = [{"id": lem.id, "record": facts.record_line(lem.id).split(": ", 1)[-1]} for lem in facts.doc.lemmas]
+    prose = {name: facts.doc.prose.get(name, "") for name in PROSE_FIELDS}
+    if facts.experiment is None:
+        prose.pop("experiments")
+    return render_prompt(
+        "review_revise",
+        theorem_line=facts.theorem_line(),
+        statement=facts.doc.theorem_statement,
+        lemmas=lemmas,
+        keys=", ".join(k for k, _ in facts.plan.citable()),
+        experiment=facts.experiment_lines(),
+        version=facts.version.version,
+        prose=prose,
+        feedback=feedback,
+    )
+
+
+def checked_prose(facts: PaperFacts, reply: RevisionReply) -> tuple[dict[str, str], list[str]]:
+    """The new prose after the writer's checks and the level check, and what they did."""
+    base = {name: facts.doc.prose.get(name, "") or "" for name in PROSE_FIELDS}
+    proposed = {name: getattr(reply, name) for name in PROSE_FIELDS if getattr(reply, name) is not None}
+    notes: list[str] = []
+    fields, rejected = usable_fields(PaperProse(**{**base, **proposed}))
+    rejected = [name for name in rejected if name in proposed]
+    if rejected:
+        notes.append("the model's " + ", ".join(rejected) + " was not usable prose; the earlier text was kept")
+    prose = {**base, **{k: v for k, v in fields.items() if k in proposed}}
+    if facts.experiment is None:
+        prose["experiments"] = ""
+    fallback_title = fallback_prose(facts.theory, facts.plan, facts.experiment)["title"]
+    prose, honesty = check_prose(prose, facts.theory.status == "proved", fallback_title)
+    notes.extend(honesty)
+    checker = ClaimChecker(facts.doc)
+    for name in PROSE_FIELDS:
+        if prose.get(name) == base.get(name):
+            continue  # the writer's text was checked when it was written
+        kept, overclaims = checker.check(prose[name])
+        if overclaims:
+            prose[name] = kept if kept.strip() or name != "title" else base[name]
+            for claim in overclaims:
+                notes.append(f"{name.replace('_', ' ')}: a sentence claiming more than the records was "
+                             f"dropped ({claim.correction()})")
+    return prose, notes
+
+
+def diff_summary(old: dict[str, str], new: dict[str, str]) -> list[str]:
+    """Per prose field: rewritten, added or removed, with word counts; statements untouched."""
+    changes: list[str] = []
+    for name in PROSE_FIELDS:
+        before, after = (old.get(name) or "").strip(), (new.get(name) or "").strip()
+        if before == after:
+            continue
+        label = name.replace("_", " ")
+        if name == "title":
+            changes.append(f"title: {before!r} -> {after!r}")
+            continue
+        if not before:
+            changes.append(f"{label}: added ({len(after.split())} words)")
+            continue
+        if not after:
+            changes.append(f"{label}: removed ({len(before.split())} words)")
+            continue
+        added = removed = 0
+        for op in difflib.ndiff(before.split(), after.split()):
+            added += op.startswith("+ ")
+            removed += op.startswith("- ")
+        changes.append(f"{label}: rewritten (+{added}/-{removed} words, {len(before.split())} -> "
+                       f"{len(after.split())} words)")
+    return changes
+
+
+async def revise_paper(agent: BaseAgent, facts: PaperFacts, feedback: str,
+                       store: ReviewStore | None = None) -> RevisionOutcome:
+    """One revision. Model and budget errors propagate before anything is written."""
+    from eurekaclaw.review.agent import review_stage
+
+    feedback = (feedback or "").strip()
+    if not feedback:
+        raise BadInputError("the revision feedback is empty")
+    if len(feedback) > MAX_FEEDBACK:
+        raise BadInputError(f"the revision feedback is longer than {MAX_FEEDBACK} characters")
+    if not facts.prose_recorded:
+        raise BadInputError(
+            f"session {facts.session.session_id} did not record its paper's prose (an older version wrote "
+            "it); a revision needs it: re-run the write stage first"
+        )
+    store = store or ReviewStore(facts.session.path)
+    outcome = RevisionOutcome(feedback=feedback, base_version=facts.version.version)
+    request = agent.request(revise_prompt(facts, feedback), output=RevisionReply,
+                            system=render_prompt("review_revise_system"))
+    with review_stage():
+        reply = await agent.ask_structured(request, RevisionReply)
+    outcome.model_summary = reply.summary.strip()
+    if reply.needs:
+        reason = f": {reply.needs_reason.strip()}" if reply.needs_reason.strip() else ""
+        outcome.needs.append(
+            f"the feedback needs new {' and '.join(reply.needs)} work{reason}; a revision rewrites prose only. "
+            "Start a session on the changed statement for that."
+        )
+    prose, notes = checked_prose(facts, reply)
+    outcome.notes.extend(notes)
+    outcome.changes = diff_summary(facts.doc.prose, prose)
+    if not outcome.changes:
+        outcome.error = "the revision changed none of the paper's prose"
+        store.append("revision", **outcome.as_json())
+        return outcome
+    await _build_version(agent, facts, prose, outcome, store)
+    store.append("revision", model=agent.identity(), **outcome.as_json())
+    facts.session.event("review_revision", ok=outcome.ok, version=outcome.version, error=outcome.error)
+    return outcome
+
+
+async def _build_version(agent: BaseAgent, facts: PaperFacts, prose: dict[str, str],
+                         outcome: RevisionOutcome, store: ReviewStore) -> None:
+    session_dir = facts.session.path
+    number = store.next_version()
+    files = version_files(number)
+    doc = build_doc(facts.theory, facts.plan, facts.experiment, prose)
+    notes = list(outcome.notes)
+    toolchain = find_toolchain()
+    build_dir = session_dir / f"latex_v{number}"
+    compiled = False
+    if toolchain is None:
+        tex, info = render_tex(doc)
+        bib = render_bibtex(doc.cite)
+        notes.append(f"no LaTeX toolchain (pdflatex) found: {files['tex_file']} and {files['md_file']} only; {DOCTOR_HINT}")
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            shutil.rmtree(build_dir)  # a failed earlier attempt at this number
+        result = await compile_with_repair(doc, build_dir, toolchain, agent.ctx.settings.latex_timeout_s)
+        tex, bib, info = result.tex, result.bib, result.info
+        notes.extend(f"compile repair: {a}" for a in result.actions)
+        if not result.compiled or not copy_pdf(result, session_dir / files["pdf_file"]):
+            with contextlib.suppress(FileNotFoundError):
+                (session_dir / files["pdf_file"]).unlink()
+            outcome.error = (f"the revised paper did not compile ({result.error or 'no PDF'}); nothing was "
+                             f"written, version {facts.version.version} stays current; see latex_v{number}/paper.log")
+            outcome.notes = list(dict.fromkeys(notes))
+            return
+        compiled = True
+    notes = list(dict.fromkeys(notes + doc.notes + info.notes))
+    written = []
+    try:
+        for key, text in (("tex_file", tex), ("bib_file", bib), ("md_file", render_markdown(doc, notes))):
+            atomic_write_text(session_dir / files[key], text)
+            written.append(session_dir / files[key])
+    except OSError:
+        for path in [*written, session_dir / files["pdf_file"]]:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        raise
+    version = PaperVersion(
+        version=number, tex_file=files["tex_file"], md_file=files["md_file"], bib_file=files["bib_file"],
+        pdf_file=files["pdf_file"] if compiled else None, compiled=compiled, feedback=outcome.feedback,
+        prose=prose, changes=outcome.changes, model_summary=outcome.model_summary, notes=notes,
+    )
+    store.add_version(version)
+    outcome.ok, outcome.version, outcome.compiled, outcome.notes = True, number, compiled, notes
+    outcome.files = {k: v for k, v in files.items() if k != "pdf_file" or compiled}
