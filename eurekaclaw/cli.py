@@ -493,6 +493,9 @@ app.command("ui")(_ui_command)
 from eurekaclaw.review.cli import review as _review_command  # noqa: E402
 
 app.command("review")(handle_errors(_review_command))
+from eurekaclaw.bench.cli import bench_command as _bench_command  # noqa: E402
+
+app.command("bench")(handle_errors(_bench_command))
 # --- end registered commands ---
 
 
