@@ -47,7 +47,8 @@ _NEGATION = re.compile(
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\\$`(\"'*])")
 _PRONOUN_START = re.compile(r"^\W*(?:it|its|this|these|they|their|both|the proof|that proof)\b", re.IGNORECASE)
 _ALL = re.compile(r"\b(?:all|every|each|both|entire|whole|the)\s+(?:\w+\s+){0,2}?"
-                  r"(?:lemmas|results|proofs|steps|statements)\b", re.IGNORECASE)
+                  r"(?:lemmas|results|proofs|steps|statements)\b|\beverything\b|"
+                  r"\bthe\s+(?:whole|entire|full|complete)\s+(?:proof|argument|paper|analysis)\b", re.IGNORECASE)
 _THEOREM = re.compile(
     r"\bmain\s+(?:theorem|result|statement|conjecture|claim)\b|\bthe\s+(?:theorem|conjecture)\b|"
     r"\bthm:main\b|\b(?:Theorem|Conjecture)[~\s]*\\ref\{thm:main\}|\btheorem:main\b",
@@ -102,6 +103,7 @@ class ClaimChecker:
             rf"\\ref\{{{re.escape(lem.label)}\}}",
             rf"(?<![\w:])(?:lem|lemma):{lid}(?![\w])",
             rf"`{lid}`",
+            rf"(?<![\w\\]){lid}\s+lemma\b",  # "the gap lemma"
         ]
         if re.search(r"[\d_.:]|[A-Z]", lem.id):  # "L2", "pull_event": distinctive enough alone
             forms.append(rf"(?<![\w\\{{:]){lid}(?![\w])")

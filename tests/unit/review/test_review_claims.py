@@ -44,6 +44,8 @@ def claims(text: str, **kwargs) -> list[tuple[str, str]]:
     ("The main theorem was formally verified.", [(THEOREM, "formal")]),
     ("All lemmas were formally verified.", [(ALL, "formal")]),
     ("Lemma L1 was reviewed by a model.", [("L1", "reviewed")]),
+    ("Everything was formally verified.", [(ALL, "formal")]),
+    ("The whole argument is machine-checked.", [(ALL, "formal")]),
 ])
 def test_overclaims_are_found_with_their_subject(text: str, expected: list[tuple[str, str]]) -> None:
     assert claims(text) == expected
@@ -90,6 +92,13 @@ def test_offending_sentences_are_dropped_and_the_rest_kept() -> None:
     assert found[0].recorded == "Lemma L2 is recorded at level reviewed"
     assert checker.check("No claims here.\n\\begin{itemize}\n\\item x\n\\end{itemize}")[0] == (
         "No claims here.\n\\begin{itemize}\n\\item x\n\\end{itemize}")
+
+
+def test_a_word_id_is_recognised_as_the_x_lemma() -> None:
+    d = doc(ids={"L2": "gap"})
+    found = ClaimChecker(d).check("The gap lemma was formally verified.")[1]
+    assert [(c.subject, c.claimed) for c in found] == [("gap", "formal")]
+    assert ClaimChecker(d).check("The gap between arms was formally defined.")[1] == []
 
 
 def test_ids_with_underscores_and_dots_are_recognised() -> None:
