@@ -13,10 +13,50 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
+import typer.core
 
-from eurekaclaw.errors import EXIT_FAILED, EXIT_INTERRUPTED, EurekaError
+from eurekaclaw.errors import EXIT_FAILED, EXIT_INTERRUPTED, EurekaError, RunInterrupted
+
+
+def _click_exceptions() -> Any:
+    """Typer ≥ 0.20 carries its own copy of click; older ones use click itself."""
+    vendored = getattr(typer.core, "_click", None)
+    if vendored is not None:
+        return vendored.exceptions
+    import click
+
+    return click.exceptions
+
+
+class _OneLineErrors(typer.core.TyperGroup):
+    """Usage errors (unknown option, missing argument, bad value) end like every other error:
+    one line on stderr and exit 2, instead of Typer's framed box."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        exceptions = _click_exceptions()
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except exceptions.ClickException as exc:
+            no_args_help = getattr(exceptions, "NoArgsIsHelpError", None)
+            if no_args_help is not None and isinstance(exc, no_args_help) and getattr(exc, "ctx", None):
+                typer.echo(exc.ctx.get_help())  # `eurekaclaw` alone: the help, as before
+                sys.exit(0)
+            ctx = getattr(exc, "ctx", None)
+            where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+            message = " ".join(exc.format_message().split())
+            _log_input_error(message)
+            typer.echo(f"error: {message}{where}", err=True)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
 
 app = typer.Typer(
+    cls=_OneLineErrors,
     name="eurekaclaw",
     help=(
         "Machine-assisted mathematical research: survey the literature, formalize a statement "
@@ -36,7 +76,8 @@ _state: dict[str, Any] = {"verbose": False}
 DomainOpt = Annotated[str | None, typer.Option("--domain", help="Domain plugin (e.g. mab); default: detected from the text.")]
 OutputOpt = Annotated[
     str | None,
-    typer.Option("--output", "-o", help="Where to copy the session's artefacts [default: ./results/<session_id>]."),
+    # no square brackets in help texts: rich markup would swallow them
+    typer.Option("--output", "-o", help="Where to copy the session's artefacts (default: ./results/<session_id>)."),
 ]
 GateOpt = Annotated[str | None, typer.Option("--gate", help="Pause between stages: none | auto | human.")]
 BudgetOpt = Annotated[float | None, typer.Option("--budget-usd", min=0.0, help="Stop cleanly before spending more than this.")]
@@ -58,12 +99,29 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print a machine-readable 
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show debug logs and tracebacks.")]
 
 
+class ConsoleLogHandler(logging.Handler):
+    """Log records printed through the stderr console: while the live display runs, rich puts
+    them above it instead of tearing it apart (a plain stream handler writes into it)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            from rich.text import Text
+
+            from eurekaclaw import console
+
+            console.err().print(Text(self.format(record), style="yellow" if record.levelno >= logging.WARNING else "dim"),
+                                markup=False, highlight=False, soft_wrap=True)
+        except Exception:  # noqa: BLE001 - logging must never raise
+            self.handleError(record)
+
+
 def _setup_logging(verbose: bool) -> None:
-    logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    root = logging.getLogger()
+    if not any(isinstance(h, ConsoleLogHandler) for h in root.handlers):
+        handler = ConsoleLogHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
+    root.setLevel(logging.DEBUG if verbose else logging.WARNING)
     for noisy in ("httpx", "httpcore", "anthropic", "filelock", "asyncio"):
         logging.getLogger(noisy).setLevel(logging.INFO if verbose else logging.WARNING)
     from eurekaclaw.redact import ScrubFilter
@@ -109,10 +167,17 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
                 err().print_exception()
             if exc.exit_code == 2:
                 _log_input_error(exc.user_message())
-            err().print(Text("error: ", style="bold red") + Text(exc.user_message()), highlight=False)
+            # a pause the user asked for is not an error
+            label = ("paused: ", "bold magenta") if isinstance(exc, RunInterrupted) else ("error: ", "bold red")
+            err().print(Text(label[0], style=label[1]) + Text(exc.user_message()), highlight=False)
             raise typer.Exit(exc.exit_code) from None
         except KeyboardInterrupt:
-            err().print("[magenta]interrupted[/]: the session was checkpointed; `eurekaclaw sessions` lists it, `eurekaclaw resume <id>` continues it")
+            sid = getattr(_state.get("ui"), "session_id", "") or ""
+            if sid:
+                msg = f"the session was checkpointed; `eurekaclaw resume {sid}` continues it"
+            else:
+                msg = "stopped before a session was created; nothing to resume"
+            err().print(Text("interrupted: ", style="bold magenta") + Text(msg), highlight=False)
             raise typer.Exit(EXIT_INTERRUPTED) from None
         except Exception as exc:  # noqa: BLE001 - a bug must still end in one line
             from eurekaclaw.errors import StorageError, storage_errors
@@ -138,13 +203,14 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def _settings(gate: str | None = None, budget_tokens: int | None = None) -> Any:
     from eurekaclaw.config import load_settings
+    from eurekaclaw.orchestrator.inputs import check_settings
 
     overrides: dict[str, Any] = {}
     if gate is not None:
         overrides["gate_mode"] = gate
     if budget_tokens is not None:
         overrides["eurekaclaw_budget_tokens"] = budget_tokens
-    return load_settings(**overrides)
+    return check_settings(load_settings(**overrides))
 
 
 def _start_orchestrator(settings: Any, llm: str | None, as_json: bool, review_llm: str | None = None) -> Any:
@@ -154,7 +220,9 @@ def _start_orchestrator(settings: Any, llm: str | None, as_json: bool, review_ll
     from eurekaclaw.orchestrator.meta import MetaOrchestrator
     from eurekaclaw.orchestrator.progress import RunUI
 
-    orchestrator = MetaOrchestrator(settings, llm_override=llm, review_llm_override=review_llm, ui=RunUI())
+    ui = RunUI()
+    _state["ui"] = ui  # the Ctrl+C message names the session it checkpointed
+    orchestrator = MetaOrchestrator(settings, llm_override=llm, review_llm_override=review_llm, ui=ui)
     backend, name = orchestrator.prepare_backend()
     if name == "local":
         label = getattr(backend, "display_name", backend.model_for("main"))
@@ -213,6 +281,8 @@ def _print_result(result: Any) -> None:
     for rec in result.stages:
         table.add_row(rec.name, rec.status, rec.reason)
     out().print(table)
+    if result.status != "completed" and result.status_reason:
+        out().print(f"{result.status}: {result.status_reason}", markup=False, highlight=False)
     if result.theory_status:
         level = f" (weakest verification level: {result.weakest_level})" if result.weakest_level else ""
         out().print(f"theorem: [bold]{result.theory_status}[/]{level}")
@@ -232,9 +302,10 @@ def _launch(spec_fields: dict[str, Any], *, output: str | None, gate: str | None
             as_json: bool, review_llm: str | None = None, budget_tokens: int | None = None) -> None:
     import asyncio
 
-    from eurekaclaw.orchestrator.inputs import check_output_dir
+    from eurekaclaw.orchestrator.inputs import check_budget, check_output_dir
     from eurekaclaw.types.tasks import InputSpec
 
+    budget = check_budget(budget)
     settings = _settings(gate, budget_tokens)
     spec = InputSpec(**spec_fields, gate_mode=gate, budget_usd=budget, output_dir=check_output_dir(output))
     orchestrator = _start_orchestrator(settings, llm, as_json, review_llm)
@@ -265,9 +336,9 @@ def prove(
 
     Example: eurekaclaw prove "UCB1 has regret O(sqrt(K T log T))" --domain mab
     """
-    from eurekaclaw.orchestrator.inputs import clean_statement
+    from eurekaclaw.orchestrator.inputs import check_conjecture
 
-    text = clean_statement(statement)
+    text = check_conjecture(statement)
     _launch({"mode": "prove", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm, budget_tokens=budget_tokens)
 
 
@@ -306,6 +377,10 @@ def explore(
     budget_tokens: BudgetTokensOpt = None,
     llm: LLMOpt = None,
     review_llm: ReviewLLMOpt = None,
+    max_pivots: Annotated[int, typer.Option(
+        "--max-pivots", min=0, max=10,
+        help="A direction that ends abandoned, refuted or contradicted hands over to the next scored one, "
+             "at most this many times.")] = 2,
     json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -316,7 +391,7 @@ def explore(
     from eurekaclaw.orchestrator.inputs import clean_statement
 
     text = clean_statement(area, what="research area")
-    _launch({"mode": "explore", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm, budget_tokens=budget_tokens)
+    _launch({"mode": "explore", "statement": text, "domain": domain, "max_pivots": max_pivots}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm, budget_tokens=budget_tokens)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -338,8 +413,10 @@ def resume(
     """Continue a paused, interrupted or partial session from its last checkpoint."""
     import asyncio
 
+    from eurekaclaw.orchestrator.inputs import check_budget
     from eurekaclaw.store.session import Workspace
 
+    budget_usd = check_budget(budget_usd)
     settings = _settings(budget_tokens=budget_tokens)
     session = Workspace(settings.eurekaclaw_dir).resolve(session_id)
     orchestrator = _start_orchestrator(settings, llm, json_out, review_llm)

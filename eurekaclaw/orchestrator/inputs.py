@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+import math
 import os
+import re
+import tempfile
 from pathlib import Path
+from typing import Any
 
-from eurekaclaw.errors import BadInputError
+from eurekaclaw.errors import BadInputError, ConfigError, MissingConfigError
 
 MAX_STATEMENT_CHARS = 20_000
+# `from-papers` extends "a few papers": the survey reads each one in full and the brief must fit
+# one prompt, so more ids than this would be silently truncated downstream. Documented in docs/cli.md.
+MAX_PAPER_IDS = 20
+
+# A relation, quantifier or order symbol makes even a short text a claim ("x >= 0").
+_RELATION = re.compile(
+    r"[=<>≤≥≠≈∈∉⊂⊆⊃⊇→⇒⇔↔∀∃]|\\(?:le|ge|leq|geq|neq|ne|in|subset|subseteq|to|implies|iff|forall|exists)\b"
+)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+MIN_CONJECTURE_WORDS = 4
+
+
+def _reject_undecodable(text: str, what: str) -> None:
+    """argv bytes that are not UTF-8 arrive as lone surrogates (PEP 383); no session file can
+    hold them, so they are refused here rather than after the session folder exists."""
+    for i, ch in enumerate(text):
+        if "\ud800" <= ch <= "\udfff":
+            shown = f"byte 0x{ord(ch) - 0xDC00:02x}" if "\udc80" <= ch <= "\udcff" else "a lone surrogate"
+            raise BadInputError(f"the {what} is not valid UTF-8 text ({shown} at character {i + 1})")
 
 
 def clean_statement(statement: str, what: str = "statement") -> str:
@@ -15,6 +38,7 @@ def clean_statement(statement: str, what: str = "statement") -> str:
         raise BadInputError(f"the {what} is empty")
     if "\x00" in statement:
         raise BadInputError(f"the {what} contains NUL bytes")
+    _reject_undecodable(statement, what)
     if len(statement) > MAX_STATEMENT_CHARS:
         raise BadInputError(
             f"the {what} is {len(statement):,} characters long; the limit is {MAX_STATEMENT_CHARS:,}"
@@ -22,10 +46,32 @@ def clean_statement(statement: str, what: str = "statement") -> str:
     return statement.strip()
 
 
+def check_conjecture(statement: str) -> str:
+    """A text that can be formalized: a relation (x >= 0, a ≤ b, \\in) or a sentence of at
+    least MIN_CONJECTURE_WORDS words. "x", "bandits" or "prove it" would make the model invent
+    a theorem, so they are refused before any model call."""
+    text = clean_statement(statement)
+    words = _WORD.findall(text)
+    if _RELATION.search(text) and words:
+        return text
+    if len(words) >= MIN_CONJECTURE_WORDS:
+        return text
+    raise BadInputError(
+        f"{text!r} is too short or vague to be a conjecture: state the claim itself, with a relation "
+        "or as a full sentence",
+        hint='e.g. eurekaclaw prove "For all real x, x^2 - 2x + 1 >= 0"; to study an area use `eurekaclaw explore`',
+    )
+
+
 def check_output_dir(output: str | None) -> str:
-    """The output directory template ('{session_id}' is filled in later). It must be creatable
-    and writable; nothing is created here, so a rejected command leaves no trace."""
+    """The output directory template ('{session_id}' is filled in later), as an absolute path so
+    a resume from another directory writes to the same place. It must be creatable and
+    writable: the nearest existing parent is tried with a temporary folder that is removed at
+    once (os.access says yes for root on /proc), so a rejected command leaves no trace."""
     template = output or os.path.join("results", "{session_id}")
+    _reject_undecodable(template, "output path")
+    if "\x00" in template:
+        raise BadInputError("the output path contains NUL bytes")
     target = Path(template.replace("{session_id}", "")).expanduser().absolute()
     probe = target
     while not probe.exists() and probe != probe.parent:
@@ -34,12 +80,56 @@ def check_output_dir(output: str | None) -> str:
         raise BadInputError(f"output directory {target} cannot be written: {probe} is not a directory")
     if not os.access(probe, os.W_OK | os.X_OK):
         raise BadInputError(f"output directory {target} cannot be written: no write permission on {probe}")
-    return str(Path(template).expanduser())
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".eurekaclaw-probe-", dir=probe))
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise BadInputError(f"output directory {target} cannot be written: {probe}: {reason}") from None
+    return str(Path(template).expanduser().absolute())
 
 
 def check_paper_ids(ids: list[str]) -> list[str]:
     if not ids:
         raise BadInputError("give at least one arXiv id, e.g. `eurekaclaw from-papers 1204.5721`")
+    for raw in ids:
+        _reject_undecodable(raw, "paper id")
+    if len(ids) > MAX_PAPER_IDS:
+        raise BadInputError(f"{len(ids)} paper ids given; the limit is {MAX_PAPER_IDS}",
+                            hint="choose the papers to extend, or use `eurekaclaw explore` for an area")
     from eurekaclaw.tools.literature.ids import validate_paper_ids
 
     return validate_paper_ids(ids)
+
+
+def check_budget(value: float | None, option: str = "--budget-usd") -> float | None:
+    """A budget is a finite, non-negative number (1e309 parses as infinity, which no JSON
+    file can hold and which would mean 'no limit' in disguise)."""
+    if value is None:
+        return None
+    if not math.isfinite(value) or value < 0:
+        raise BadInputError(f"{option} must be a finite number ≥ 0 (got {value})")
+    return value
+
+
+def check_settings(settings: Any) -> Any:
+    """What pydantic's ranges let through: non-finite numbers, and an EUREKACLAW_DIR that
+    cannot be a directory (a file, or under one). Raised before anything is written."""
+    for name, value in settings:
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"invalid setting {name.upper()} (got {value}): must be a finite number")
+    check_home_dir(Path(settings.eurekaclaw_dir))
+    return settings
+
+
+def check_home_dir(home: Path) -> None:
+    target = home.expanduser().absolute()
+    _reject_undecodable(str(target), "EUREKACLAW_DIR path")
+    probe = target
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if not probe.is_dir():
+        where = "is a file" if probe == target else f"is under {probe}, which is not a directory"
+        raise MissingConfigError(
+            f"EUREKACLAW_DIR={target} {where}",
+            hint="point EUREKACLAW_DIR at a directory; the default is ~/.eurekaclaw",
+        )

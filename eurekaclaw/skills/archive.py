@@ -4,7 +4,9 @@ Nothing in an archive is trusted. An entry is extracted only when it is a regula
 directory whose name stays inside the target (no absolute path, no drive letter, no `..`, no
 backslash), and whose size is within the limit, counted while reading so a lying header does
 not help. Links and special files are never created. Rejected entries are returned with the
-reason; the installer also rejects any skill folder one of them belonged to.
+reason, and the installer then rejects every skill of the archive (it installs nothing from an
+archive with a rejected entry, and lists the entries). Only regular files are opened as archives:
+a FIFO or a device would block or never end.
 """
 
 from __future__ import annotations
@@ -75,6 +77,12 @@ def _copy_entry(budget: _Budget, fh: IO[bytes], dest: Path, rel: PurePosixPath, 
 
 def extract_archive(archive: Path, dest: Path) -> list[tuple[str, str]]:
     """Extract the safe entries of `archive` into `dest`; return (entry, reason) rejections."""
+    try:
+        mode = archive.stat().st_mode
+    except OSError as exc:
+        raise BadInputError(f"cannot read archive {archive.name}: {exc.strerror}") from None
+    if not stat.S_ISREG(mode):
+        raise BadInputError(f"{archive.name} is not a regular file; not opened as an archive")
     try:
         if zipfile.is_zipfile(archive):
             return _extract_zip(archive, dest)

@@ -8,7 +8,9 @@ goes through the same checks before anything is copied:
 * a skill folder may hold only SKILL.md plus .md/.txt notes: any other file rejects the skill;
 * symbolic links are never followed or copied; one inside a skill folder rejects the skill;
 * files are at most 256 KiB (SKILL.md at most 64 KiB) and a source at most 16 MiB;
-* archive entries with absolute paths or `..` are rejected (see skills/archive.py).
+* archive entries with absolute paths, `..`, links or special files are rejected, and an archive
+  with any rejected entry installs nothing (see skills/archive.py);
+* a source that is not a folder, a regular file or a git URL (a FIFO, a device) is refused.
 
 A skill already in the user dir is replaced only when it is unchanged since the last install
 (fingerprints in `_installed.json`) or with force=True; a skill the user edited, or wrote
@@ -34,7 +36,6 @@ from eurekaclaw.skills.archive import (
     MAX_TOTAL_BYTES,
     extract_archive,
     is_archive,
-    safe_member_path,
 )
 from eurekaclaw.skills.format import (
     MAX_SKILL_BYTES,
@@ -111,7 +112,7 @@ def install_skills(source: str | None, dest: Path, force: bool = False) -> Insta
         report.rejected += [InstallItem(name=n, reason=r) for n, r in pre_rejected]
         candidates, loose = _scan(tree)
         report.rejected += [InstallItem(name=n, reason=r) for n, r in loose]
-        _mark_rejected_entries(candidates, tree, pre_rejected)
+        _mark_rejected_entries(candidates, pre_rejected)
         _validate(candidates, tree, report)
         good = [c for c in candidates if not c.problem]
         if not good and not report.rejected:
@@ -138,6 +139,8 @@ def _materialise(source: str | None, tmp: Path) -> tuple[Path, list[tuple[str, s
         if path.name == SKILL_FILE:
             return path.parent, []
         if is_archive(path):
+            if not path.is_file():  # a FIFO or a device would block or never end
+                raise BadInputError(f"{path} is not a regular file; give a .zip/.tar.gz archive file")
             out = tmp / "archive"
             out.mkdir()
             return out, extract_archive(path, out)
@@ -214,15 +217,15 @@ def _scan(tree: Path) -> tuple[list[_Candidate], list[tuple[str, str]]]:
     return ordered, loose
 
 
-def _mark_rejected_entries(candidates: list[_Candidate], tree: Path, rejected: list[tuple[str, str]]) -> None:
-    for name, reason in rejected:
-        rel, _ = safe_member_path(name)
-        if rel is None:
-            continue  # an unsafe name was never extracted anywhere; it taints no skill
-        entry = tree.joinpath(*rel.parts)
-        for cand in candidates:
-            if cand.root in entry.parents and not cand.problem:
-                cand.problem = f"archive entry {name!r} rejected: {reason}"
+def _mark_rejected_entries(candidates: list[_Candidate], rejected: list[tuple[str, str]]) -> None:
+    """An archive with any rejected entry installs nothing: what else it holds was packed by
+    the same hand, and a skill minus the entries it came with is not the skill that was sent."""
+    if not rejected:
+        return
+    shown = ", ".join(repr(name) for name, _ in rejected[:5]) + (" …" if len(rejected) > 5 else "")
+    for cand in candidates:
+        if not cand.problem:
+            cand.problem = f"the archive has {len(rejected)} rejected entr{'y' if len(rejected) == 1 else 'ies'} ({shown})"
 
 
 def _file_problem(path: Path, cand: _Candidate, tree: Path) -> str:

@@ -132,16 +132,18 @@ def test_malicious_zip(tmp_path):
         _zip_entry(zf, "script/payload.py", b"import os")
     dest = tmp_path / "home" / "skills"
     report = install_skills(str(archive), dest)
-    assert report.installed == ["good"]
+    # any rejected entry rejects the whole archive, and the entries are listed
+    assert report.installed == []
     reasons = {r.name: r.reason for r in report.rejected}
+    assert "rejected entries" in reasons["good"] and "'../x.md'" in reasons["good"]
     assert "traversal" in reasons["../x.md"] and "traversal" in reasons["good/../../y.md"]
     assert "absolute" in reasons["/tmp/abs-evil.md"] and "absolute" in reasons["C:/win.md"]
     assert "symbolic link" in reasons["linked/passwd"] and "linked" in reasons
     assert "oversized" in reasons["big/notes.md"] and "big" in reasons
-    assert "not a skill file" in reasons["script"]
+    assert "rejected entries" in reasons["script"]
     assert not (tmp_path / "x.md").exists() and not (tmp_path / "home" / "x.md").exists()
     assert not (tmp_path / "y.md").exists() and not Path("/tmp/abs-evil.md").exists()
-    assert sorted(p.name for p in dest.iterdir() if not p.name.startswith("_")) == ["good"]
+    assert not dest.exists() or sorted(p.name for p in dest.iterdir() if not p.name.startswith("_")) == []
 
 
 def test_malicious_tarball(tmp_path):
@@ -166,8 +168,8 @@ def test_malicious_tarball(tmp_path):
         add(tf, "/etc/evil.md", b"x")
     dest = tmp_path / "skills"
     report = install_skills(str(archive), dest)
-    assert report.installed == ["ok"]
-    assert {"ok2", "ok3", "dev", "../../outside.md", "/etc/evil.md"} <= rejected_names(report)
+    assert report.installed == []
+    assert {"ok", "ok2", "ok3", "dev", "../../outside.md", "/etc/evil.md"} <= rejected_names(report)
     assert not (tmp_path.parent / "outside.md").exists()
 
 
