@@ -129,7 +129,9 @@ def session_view(workspace: Workspace, session: SessionDir) -> dict[str, Any]:
     files = sorted(p.name for p in session.path.iterdir()
                    if p.is_file() and session_file(session, p.name) is not None)
     running = session.running_pid() is not None
-    gate = read_json(session.file(GATE_REQUEST), None) if running else None
+    # a gate already answered (the run has not picked the answer up yet) is not asked again
+    asked = running and not session.file(GATE_ANSWER).exists()
+    gate = read_json(session.file(GATE_REQUEST), None) if asked else None
     status = _status(session, meta) if meta else "unknown"
     return {
         "id": session.session_id,

@@ -67,6 +67,8 @@ def answer_gate(session: SessionDir, approve: bool, feedback: str = "") -> bool:
     """Record the page's answer; False when the session is not waiting at a gate."""
     if session.running_pid() is None or not session.file(GATE_REQUEST).exists():
         return False
+    if session.file(GATE_ANSWER).exists():  # answered already (another tab, a double click)
+        return False
     atomic_write_json(session.file(GATE_ANSWER), {"approve": approve, "feedback": feedback[:2000]})
     return True
 

@@ -27,7 +27,7 @@ SECURITY_HEADERS = [
      b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
      b"object-src 'self'; frame-src 'self'; frame-ancestors 'self'; base-uri 'none'; form-action 'self'"),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),  # no-referrer would make form posts say Origin: null
     (b"x-frame-options", b"SAMEORIGIN"),
     (b"cache-control", b"no-store"),
 ]

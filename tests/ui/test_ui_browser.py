@@ -87,24 +87,30 @@ def test_launch_watch_gate_paper_in_chromium(server, shots: Path) -> None:
             page.fill("#statement", STATEMENT)
             page.select_option("#gate-mode", "human")
             page.click("#start")
-            page.wait_for_url(f"{base}/sessions/*")
+            page.wait_for_load_state()
+            assert "/sessions/" in page.url, page.locator("main").inner_text()
             sid = page.url.rsplit("/", 1)[1]
 
             # gates arrive live (server-sent events refresh the page); answer each in the page
-            approvals = 0
+            approvals, last = 0, ""
             status = page.locator("#status")
             while True:
                 page.wait_for_function(
-                    "() => document.getElementById('gate') || "
-                    "(document.getElementById('summary') && document.getElementById('summary').dataset.running === 'no')",
-                    timeout=240_000)
-                if page.locator("#gate").count() == 0:
+                    "(last) => { const g = document.getElementById('gate');"
+                    " const s = document.getElementById('summary');"
+                    " return (g && g.dataset.asked !== last) || (s && s.dataset.running === 'no'); }",
+                    arg=last, timeout=240_000)
+                gate = page.locator("#gate")
+                if gate.count() == 0:
                     break
+                last = gate.get_attribute("data-asked") or ""
                 if approvals == 1:
+                    page.fill("#gate textarea", "looks right, go on")
                     page.screenshot(path=str(shots / "ui-gate.png"), full_page=True)
-                page.click("#gate-approve")
+                with page.expect_navigation():
+                    page.click("#gate-approve")
+                assert page.url == f"{base}/sessions/{sid}", page.locator("main").inner_text()
                 approvals += 1
-                page.wait_for_url(f"{base}/sessions/{sid}")
             assert approvals >= 1
             expect(status).to_have_text("completed")
             expect(page.locator("#theory-status")).to_have_text("proved")
