@@ -56,7 +56,12 @@ def test_a_careless_formal_claim_is_removed_and_corrected(session: SessionDir) -
     answer = asyncio.run(runner(session, scripted(qa=careless_reply)).ask("Is the key lemma machine-checked?"))
     assert "formally" not in answer.shown and "Coq" not in answer.shown
     assert "The key step is Lemma L2" in answer.shown and "Lemma L3 was proved by Z3." in answer.shown
-    assert answer.corrections == ["Lemma L2 is recorded at level reviewed — not at level formal as the text said"]
+    assert answer.corrections == [
+        "Lemma L2 is recorded at level reviewed — not at level formal as the text said",
+        # "so the whole argument is machine-checked": every lemma below formal is named
+        "Lemma L1 is recorded at level cited; Lemma L2 is recorded at level reviewed; "
+        "Lemma L3 is recorded at level smt — not at level formal as the text said",
+    ]
     assert any("appendix_b" in n and "not part of this paper" in n for n in answer.notes)
     text = answer.text()
     assert "Corrected from the session's records" in text and "level reviewed" in text
