@@ -56,9 +56,12 @@ def serve(host: str, port: int, *, open_browser: bool, verbose: bool, uvicorn: A
                             timeout_graceful_shutdown=2)
     try:
         uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # uvicorn re-raises the Ctrl+C it handled; stopping the server is the normal end
     finally:
         sock.close()
         stop_own_runs()
+    err().print("EurekaClaw UI stopped.", markup=False, highlight=False)
 
 
 def stop_own_runs() -> None:

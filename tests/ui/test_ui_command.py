@@ -1,0 +1,61 @@
+"""`eurekaclaw ui` as a user starts it: the printed URL opens the app, the bare address does
+not, a busy port is one line, and Ctrl+C ends it cleanly."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+from ui_helpers import need_ui_extra
+
+need_ui_extra()
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start(home: Path, *args: str) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_COMPAT_", "LLM_BACKEND"))}
+    env.update({"EUREKACLAW_DIR": str(home), "PYTHONPATH": str(ROOT), "COLUMNS": "300", "NO_COLOR": "1"})
+    return subprocess.Popen([sys.executable, "-m", "eurekaclaw", "ui", *args], env=env, cwd=home,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_the_printed_url_opens_the_app_and_ctrl_c_stops_it(tmp_path: Path) -> None:
+    proc = start(tmp_path, "--port", "0")
+    try:
+        line = proc.stderr.readline()
+        match = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=(\S+)", line)
+        assert match, line
+        base, token = match.groups()
+        assert len(token) >= 40
+        with httpx.Client(base_url=base) as client:
+            assert client.get("/").status_code == 401
+            first = client.get(f"/?token={token}")
+            assert first.status_code == 303 and "eurekaclaw_ui" in first.headers["set-cookie"]
+            page = client.get("/")
+            assert page.status_code == 200 and "No sessions yet" in page.text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "stopped" in err
+    assert not any(tmp_path.glob("results*"))  # nothing written to the working directory
+
+
+def test_a_busy_port_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    try:
+        proc = start(tmp_path, "--port", str(busy.getsockname()[1]))
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        busy.close()
+    assert proc.returncode == 2
+    assert "cannot listen on 127.0.0.1:" in err and "Traceback" not in err
