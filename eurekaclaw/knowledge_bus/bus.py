@@ -81,6 +81,16 @@ class KnowledgeBus:
     def get(self, key: str, default: Any = None) -> Any:
         return self._data.get(key, default)
 
+    def discard(self, key: str) -> None:
+        """Forget an artifact, on disk too: one a later stage must not take for its own input
+        (the experiment of an `explore` direction that was given up)."""
+        if self._data.pop(key, None) is None or self.session_dir is None:
+            return
+        if key in TYPED_ARTIFACTS:
+            (self.session_dir / f"{key}.json").unlink(missing_ok=True)
+        else:
+            self._persist_key(key)
+
     def has(self, key: str) -> bool:
         return self._data.get(key) is not None
 

@@ -30,6 +30,7 @@ from eurekaclaw.llm.prices import settings_price
 from eurekaclaw.llm.select import build_backend, choose_backend
 from eurekaclaw.llm.types import LLMClient
 from eurekaclaw.orchestrator.evidence import apply_experiment_evidence
+from eurekaclaw.orchestrator.pivots import PIVOT_POINTS, pivot_if_failed
 from eurekaclaw.orchestrator.progress import RunUI
 from eurekaclaw.orchestrator.session_setup import build_context, copy_outputs
 from eurekaclaw.orchestrator.stages import load_stages
@@ -297,6 +298,10 @@ class MetaOrchestrator:
                 name = STAGE_ORDER[index]
                 index += 1
                 rec = pipeline.record(name)
+                if name in PIVOT_POINTS and rec.status != "completed" and pivot_if_failed(
+                        bus, session.path, pipeline, spec, on_event):
+                    index = STAGE_ORDER.index("formalize")  # explore: the next scored direction
+                    continue
                 if rec.status in ("completed", "skipped", "absent", "failed"):
                     previous = rec
                     continue

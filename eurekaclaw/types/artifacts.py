@@ -285,6 +285,20 @@ class ResearchDirection(Model):
     composite: float = 0.0
 
 
+class DroppedDirection(Model):
+    """An `explore` direction that was given up (its theory ended abandoned, refuted or
+    contradicted) before the next scored direction took over; its sub-run's files are kept
+    under `archive` (relative to the session directory)."""
+
+    version: int
+    title: str
+    statement: str
+    composite: float = 0.0
+    outcome: str  # the theory status it ended with
+    reason: str = ""
+    archive: str = ""
+
+
 class ResearchBrief(Artifact):
     domain: str = ""
     query: str = ""
@@ -295,6 +309,7 @@ class ResearchBrief(Artifact):
     gap_analysis: str = ""
     directions: list[ResearchDirection] = Field(default_factory=list)
     selected_direction: ResearchDirection | None = None
+    dropped_directions: list[DroppedDirection] = Field(default_factory=list)  # explore pivots, in order
     unavailable_sources: list[str] = Field(default_factory=list)
     offline: bool = False
     notes: list[str] = Field(default_factory=list)

@@ -34,6 +34,8 @@ class InputSpec(Model):
     budget_usd: float | None = None
     gate_mode: Literal["none", "auto", "human"] | None = None
     output_dir: str | None = None
+    # explore: how many times a failed direction may hand over to the next scored one
+    max_pivots: int = Field(default=2, ge=0, le=10)
 
 
 class StageRecord(Model):

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from eurekaclaw.agents.writer.bibtex import CitePlan
+from eurekaclaw.agents.writer.directions import DirectionReport
 from eurekaclaw.agents.writer.experiments import ExperimentView
 from eurekaclaw.agents.writer.labels import THEOREM_LABEL, LabelMap, lemma_label
 from eurekaclaw.types.artifacts import (
@@ -94,6 +95,7 @@ class PaperDoc:
     contradictions: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     labels: LabelMap | None = None
+    directions: DirectionReport | None = None  # explore pivots: final direction, dropped ones
     # repair state
     source_blocks: set[str] = field(default_factory=set)
     block_undefined: dict[str, set[str]] = field(default_factory=dict)  # block -> undefined macros

@@ -139,6 +139,7 @@ class _Md:
                 f"{c.lemma_id}: {c.description or c.assignment}" for c in doc.counterexamples
             ],
             "experiment": exp,
+            "directions": doc.directions,
             "references": [(key, plain_reference(p)) for key, p in doc.cite.citable()],
             "unverified": [f"{plain_reference(p)} [{p.verification}]" for p in doc.cite.unverified],
             "checks_ran": doc.cite.checks_ran,

@@ -314,6 +314,7 @@ class _Renderer:
                 for c in doc.counterexamples
             ],
             "experiment": self.experiment_context(),
+            "directions": doc.directions,
             "checks_ran": plan.checks_ran,
             "unverified": [f"{plain_reference(p)} [{p.verification}]" for p in plan.unverified],
             "dropped_not_found": plan.dropped_not_found,

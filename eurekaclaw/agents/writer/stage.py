@@ -20,6 +20,7 @@ from eurekaclaw.agents.base import AgentContext, BaseAgent, render_prompt
 from eurekaclaw.agents.stage import Stage, StageOutcome
 from eurekaclaw.agents.writer.bibtex import CitePlan, plan_citations, render_bibtex
 from eurekaclaw.agents.writer.compile import DOCTOR_HINT, find_toolchain
+from eurekaclaw.agents.writer.directions import direction_report
 from eurekaclaw.agents.writer.doc import build_doc
 from eurekaclaw.agents.writer.experiments import ExperimentView, experiment_view
 from eurekaclaw.agents.writer.markdown import render_markdown
@@ -115,6 +116,7 @@ class WriterAgent(BaseAgent):
         experiment = experiment_view(ctx.bus.get_experiment_result(), session_dir)
         prose, notes = await self._prose(theory, plan, experiment)
         doc = build_doc(theory, plan, experiment, prose)
+        doc.directions = direction_report(ctx.bus.get_research_brief())
         if ctx.bus.get_bibliography() is not None and not plan.checks_ran:
             notes.append("citation checks did not run for this session: no reference is cited as verified")
         if plan.unverified:
