@@ -197,6 +197,31 @@ def create_app(token: str, hosts: set[str]) -> Any:
             return page(request, "launch.html", code=status, domains=domains, form=form, error=message)
         return RedirectResponse(f"/sessions/{sid}", status_code=303)
 
+    async def review_page(request: Request) -> HTMLResponse:
+        session = _session(request)
+        from eurekaclaw.ui.review import review_state
+
+        view = await run_in_threadpool(data.session_view, _workspace(), session)
+        state = await run_in_threadpool(review_state, session.session_id)
+        return page(request, "review.html", s=view, r=state)
+
+    async def review_post(request: Request) -> Response:
+        session = _session(request)
+        form = await check_csrf(request)
+        from eurekaclaw.orchestrator.inputs import clean_statement
+        from eurekaclaw.ui.review import review_call
+
+        question = str(form.get("question") or "").strip()
+        feedback = str(form.get("feedback") or "").strip()
+        if bool(question) == bool(feedback):
+            raise UIError(400, "give either a question or revision feedback")
+        if question:
+            question = clean_statement(question, what="question")
+        else:
+            feedback = clean_statement(feedback, what="feedback")
+        await run_in_threadpool(lambda: review_call(session.session_id, question=question, feedback=feedback))
+        return RedirectResponse(f"/sessions/{session.session_id}/review", status_code=303)
+
     async def skills(request: Request) -> HTMLResponse:
         from eurekaclaw.orchestrator.skills_view import skills_table
 
@@ -223,6 +248,8 @@ def create_app(token: str, hosts: set[str]) -> Any:
         Route("/sessions/{sid}/paper", paper),
         Route("/sessions/{sid}/eval", evaluation),
         Route("/sessions/{sid}/evaluate", evaluate, methods=["POST"]),
+        Route("/sessions/{sid}/review", review_page, methods=["GET"]),
+        Route("/sessions/{sid}/review", review_post, methods=["POST"]),
         Route("/sessions/{sid}/pause", pause, methods=["POST"]),
         Route("/sessions/{sid}/resume", resume, methods=["POST"]),
         Route("/sessions/{sid}/gate", gate, methods=["POST"]),
