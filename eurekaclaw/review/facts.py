@@ -42,8 +42,12 @@ class PaperFacts:
 
     def sections(self) -> dict[str, str]:
         """Prose sections with text, by the names answers cite them with."""
-        return {name: self.doc.prose.get(name, "").strip() for name in SECTION_NAMES
-                if self.doc.prose.get(name, "").strip()}
+        out = {name: self.doc.prose.get(name, "").strip() for name in SECTION_NAMES
+               if self.doc.prose.get(name, "").strip()}
+        if self.experiment is not None and "experiments" not in out:
+            # the section exists (figure and bound table) even when the model wrote no prose for it
+            out["experiments"] = "\n".join(self.experiment_lines()) or "(figure and table only)"
+        return dict(sorted(out.items(), key=lambda kv: SECTION_NAMES.index(kv[0])))
 
     def lemmas(self) -> dict[str, LemmaView]:
         return {lem.id: lem for lem in self.doc.lemmas}

@@ -21,7 +21,7 @@ from eurekaclaw.llm.types import LLMRequest
 from eurekaclaw.memory.episodic import EpisodicMemory
 from eurekaclaw.store.session import SessionDir, Workspace
 from eurekaclaw.tools.base import ToolRegistry
-from eurekaclaw.types.artifacts import Bibliography, TheoryState
+from eurekaclaw.types.artifacts import Bibliography, ExperimentResult, TheoryState
 from eurekaclaw.types.tasks import SessionMeta
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "writer"
@@ -59,7 +59,7 @@ def writer_backend() -> ScriptedBackend:
     return ScriptedBackend(rules=[{"role": "writer", "output": "PaperProse", "reply": WRITER_PROSE}])
 
 
-def finished_session(home: Path, **theory_kwargs: Any) -> SessionDir:
+def finished_session(home: Path, *, with_experiment: bool = False, **theory_kwargs: Any) -> SessionDir:
     """A completed session with its paper, as the write stage leaves it."""
     workspace = Workspace(home)
     session = workspace.new_session()
@@ -71,6 +71,9 @@ def finished_session(home: Path, **theory_kwargs: Any) -> SessionDir:
     state.informal_statement = STATEMENT
     bus.put_theory_state(state)
     bus.put_bibliography(Bibliography.model_validate_json((FIXTURES / "bibliography.json").read_text()))
+    if with_experiment:
+        shutil.copy(FIXTURES / "regret.csv", session.path / "regret.csv")
+        bus.put_experiment_result(ExperimentResult.model_validate_json((FIXTURES / "experiment_result.json").read_text()))
     ctx = AgentContext(
         session_id=session.session_id, settings=load_settings(), bus=bus,
         llm=SessionLLM(writer_backend(), UsageLedger(session.file(SessionDir.USAGE)), session.file(SessionDir.LLM_LOG)),

@@ -134,3 +134,16 @@ def test_an_unproved_theorem_is_not_called_proved(tmp_path: Path, isolated_home:
     assert answer.shown == "Lemma L3 was proved by Z3."
     assert answer.records[0].startswith("Main statement: not proved, status in_progress")
     assert json.dumps(answer.as_json())  # serialisable for --json
+
+
+def test_the_experiments_are_part_of_what_the_model_sees_and_may_cite(tmp_path: Path, isolated_home: Path) -> None:
+    session = copy_session(finished_session(tmp_path / "h", with_experiment=True), isolated_home)
+
+    def reply(request):
+        return {"answer": "The log-T bound check was violated at the largest horizon.", "cites": ["section:experiments"]}
+
+    backend = scripted(qa=reply)
+    answer = asyncio.run(runner(session, backend).ask("Did any bound fail?"))
+    assert answer.sections == ["experiments"] and answer.notes == []
+    prompt = backend.calls[0].prompt_text()
+    assert "bound check ucb1_log_T at horizon 10000" in prompt and "VIOLATED" in prompt
