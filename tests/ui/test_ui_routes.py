@@ -148,3 +148,32 @@ def test_ui_command_refuses_a_public_address_without_the_flag(isolated_home: Pat
     result = CliRunner().invoke(app, ["ui", "--host", "0.0.0.0"])
     assert result.exit_code == 2
     assert "--allow-remote" in result.output and "Traceback" not in result.output
+
+
+def test_events_follow_a_session_another_process_is_running(isolated_home: Path) -> None:
+    """While the session's run.pid names a live process the stream keeps following the log
+    (a session started from the CLI shows live); it ends once the process is gone."""
+    import os
+    import threading
+
+    session = make_session(isolated_home, A, status="running", theory_status=None)
+    session.file("run.pid").write_text(json.dumps({"pid": os.getpid()}))
+    c = authed()
+    seen: list[str] = []
+
+    def writer() -> None:
+        from ui_helpers import wait_for
+
+        wait_for(lambda: len(seen) >= 3, timeout=60, what="the replayed events")
+        session.event("lemma", lemma_id="L1", state="proved", level="smt")
+        wait_for(lambda: len(seen) >= 4, timeout=60, what="the live event")
+        session.file("run.pid").unlink()
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    with c.stream("GET", f"/sessions/{A}/events") as r:
+        for line in r.iter_lines():
+            if line.startswith("data: "):
+                seen.append(json.loads(line[6:])["kind"])
+    thread.join(10)
+    assert seen == ["session_started", "stage", "session_stopped", "lemma"]

@@ -98,3 +98,28 @@ def test_human_gate_stop_pauses_and_resume_with_approvals_finishes(isolated_home
     assert meta["status"] == "completed" and meta["theory_status"] == "proved"
     kinds = [e["kind"] for e in session.events()]
     assert kinds.count("gate_answer") == approvals + 1
+
+
+def test_pause_from_the_page_then_resume(isolated_home: Path, scripted: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEMO_DELAY_S", "0.3")  # slow replies, so the pause lands mid-run
+    c = authed()
+    sid = launch(c, gate="none")
+    session = SessionDir(Workspace(isolated_home).runs_dir / sid)
+    wait_for(lambda: any(e.get("kind") == "stage" and e.get("name") == "formalize" for e in session.events()),
+             what="the formalize stage")
+    assert 'id="pause"' in c.get(f"/sessions/{sid}").text
+    r = c.post(f"/sessions/{sid}/pause", data={"csrf": csrf_token(TOKEN)})
+    assert r.status_code == 303
+    wait_for(lambda: finished(isolated_home, sid), what="the run to pause")
+    meta = meta_of(isolated_home, sid)
+    assert meta["status"] == "paused" and meta["theory_status"] != "proved"
+    assert 'id="resume"' in c.get(f"/sessions/{sid}").text
+
+    monkeypatch.setenv("DEMO_DELAY_S", "0")
+    r = c.post(f"/sessions/{sid}/resume", data={"csrf": csrf_token(TOKEN)})
+    assert r.status_code == 303
+    wait_for(lambda: finished(isolated_home, sid), what="the resumed run")
+    meta = meta_of(isolated_home, sid)
+    assert meta["status"] == "completed" and meta["theory_status"] == "proved"
+    kinds = [e["kind"] for e in session.events()]
+    assert "session_resumed" in kinds
