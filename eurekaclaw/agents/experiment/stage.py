@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from eurekaclaw.agents.base import AgentContext
+from eurekaclaw.agents.experiment import report as _report
 from eurekaclaw.agents.experiment.checks import alignment_score, run_checks
 from eurekaclaw.agents.experiment.claims import violation_rate
 from eurekaclaw.agents.experiment.designer import CodeExperiment, ExperimentDesigner
@@ -243,6 +244,7 @@ class ExperimentStage(Stage):
         result.rate_fits = found["rate_fits"]
         result.claim_violation_rates.update(found["lemma_rates"])
         result.notes.extend(found["notes"])
+        result.notes.extend(_report.outcome_lines(report))
         result.spec["checked"] = checked_metadata(report)
         result.violations = violation_lines(result)
         text = render_csv(csv_rows(report, found["curves"]))

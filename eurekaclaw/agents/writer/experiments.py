@@ -5,10 +5,13 @@ Figures a reader can use: one panel per instance (a series `policy@instance` bel
 panel of `instance`), at most MAX_SERIES_PER_PANEL policy series per panel (more are split over
 further panels), the bounds of that instance dashed in every one of its panels, ± one standard
 error shaded, a logarithmic horizon only when it spans at least two decades, and the legend
-outside the plot.
+outside the plot. A policy that reports its realised regret (the sum of mu* - X_t, beside the
+pseudo-regret of the mean curve) gets a second curve "<policy> (realised)" with its own band,
+next to it in the same panel; its best-arm rate is in the experiment's notes.
 
-The CSV is in long format, `series,t,mean,stderr,q10,q50,q90`, one series per policy plus
-`bound:<name>` series for theoretical bounds. The plot's data are written into the .tex itself
+The CSV is in long format, `series,t,mean,stderr,q10,q50,q90` and optionally
+`realised_mean,realised_stderr,best_arm_rate_mean,best_arm_rate_stderr`, one series per policy
+plus `bound:<name>` series for theoretical bounds. The plot's data are written into the .tex itself
 (thinned to at most MAX_POINTS per series on a log-spaced grid, matching the log-scale x axis)
 so the paper is self-contained and cannot fail on a missing file.
 """
@@ -33,14 +36,19 @@ class Series:
     name: str
     points: list[tuple[float, float]] = field(default_factory=list)
     stderr: list[float] = field(default_factory=list)  # aligned with points; [] when unknown
+    realised: bool = False  # the realised-regret curve of policy `name`
 
     @property
     def is_bound(self) -> bool:
         return self.name.startswith(BOUND_PREFIX)
 
     @property
+    def suffix(self) -> str:
+        return " (bound)" if self.is_bound else (" (realised)" if self.realised else "")
+
+    @property
     def label(self) -> str:
-        return self.name[len(BOUND_PREFIX) :] + " (bound)" if self.is_bound else self.name
+        return (self.name[len(BOUND_PREFIX) :] if self.is_bound else self.name) + self.suffix
 
     @property
     def instance(self) -> str:
@@ -53,7 +61,7 @@ class Series:
         base = self.name[len(BOUND_PREFIX) :] if self.is_bound else self.name
         if INSTANCE_SEP in base:
             base = base.rsplit(INSTANCE_SEP, 1)[0]
-        return base + " (bound)" if self.is_bound else base
+        return base + self.suffix
 
 
 @dataclass
@@ -90,14 +98,28 @@ class ExperimentView:
             shared_bounds = []
         panels: list[Panel] = []
         for instance, members in groups.items():
-            policies = [s for s in members if not s.is_bound]
             bounds = [s for s in members if s.is_bound] + shared_bounds
-            chunks = [policies[i : i + MAX_SERIES_PER_PANEL] for i in range(0, len(policies), MAX_SERIES_PER_PANEL)]
-            for chunk in chunks or [[]]:
+            for chunk in _chunks([s for s in members if not s.is_bound]) or [[]]:
                 members_ = chunk + bounds
                 ts = [t for s in members_ for t, _ in s.points]
                 panels.append(Panel(instance, members_, log_x=bool(ts) and max(ts) / min(ts) >= 100))
         return panels
+
+
+def _chunks(policies: list[Series]) -> list[list[Series]]:
+    """Policy curves in panels of at most MAX_SERIES_PER_PANEL, a policy's realised-regret curve
+    always in the panel of its pseudo-regret curve."""
+    groups: dict[str, list[Series]] = {}
+    for s in policies:
+        groups.setdefault(s.name, []).append(s)
+    chunks: list[list[Series]] = []
+    for group in groups.values():
+        group.sort(key=lambda s: s.realised)
+        if chunks and len(chunks[-1]) + len(group) <= MAX_SERIES_PER_PANEL:
+            chunks[-1].extend(group)
+        else:
+            chunks.append(list(group))
+    return chunks
 
 
 def _thin(points: list[tuple[float, float]], limit: int = MAX_POINTS) -> list[tuple[float, float]]:
@@ -121,6 +143,7 @@ def read_plot_csv(path: Path) -> tuple[list[Series], list[str]]:
     """Series from the long-format CSV, plus notes on rows that could not be used."""
     notes: list[str] = []
     by_name: dict[str, list[tuple[float, float, float]]] = {}
+    realised: dict[str, list[tuple[float, float, float]]] = {}
     skipped = 0
     with path.open(newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
@@ -142,16 +165,35 @@ def read_plot_csv(path: Path) -> tuple[list[Series], list[str]]:
             except ValueError:
                 se = 0.0
             se = se if math.isfinite(se) and se > 0 else 0.0
-            by_name.setdefault((row.get("series") or "").strip() or "series", []).append((t, mean, se))
+            name = (row.get("series") or "").strip() or "series"
+            by_name.setdefault(name, []).append((t, mean, se))
+            value = _optional(row.get("realised_mean"))
+            if value is not None:
+                realised.setdefault(name, []).append((t, value, _optional(row.get("realised_stderr")) or 0.0))
     if skipped:
         notes.append(f"{skipped} row(s) of {path.name} were not plotted (non-numeric, non-finite or t <= 0)")
     series = []
     for name, rows in by_name.items():
-        rows.sort()
-        se_at = {(t, m): e for t, m, e in rows}
-        points = _thin([(t, m) for t, m, _ in rows])
-        series.append(Series(name, points, [se_at[p] for p in points]))
+        series.append(_series(name, rows))
+        if name in realised and not name.startswith(BOUND_PREFIX):
+            series.append(_series(name, realised[name], realised=True))
     return series, notes
+
+
+def _series(name: str, rows: list[tuple[float, float, float]], realised: bool = False) -> Series:
+    rows.sort()
+    se_at = {(t, m): e for t, m, e in rows}
+    points = _thin([(t, m) for t, m, _ in rows])
+    return Series(name, points, [se_at[p] for p in points], realised=realised)
+
+
+def _optional(cell: str | None) -> float | None:
+    """A finite number from an optional CSV cell; None for an empty or unusable one."""
+    try:
+        value = float(cell) if cell not in (None, "") else None
+    except ValueError:
+        return None
+    return value if value is not None and math.isfinite(value) else None
 
 
 def experiment_view(result: ExperimentResult | None, session_dir: Path | None) -> ExperimentView | None:

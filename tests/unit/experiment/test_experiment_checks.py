@@ -134,3 +134,40 @@ def test_claim_violation_rate_by_sampling():
     assert 0.3 < rate < 0.7 and "violations" in detail
     unparsable = Claim(variables=[ClaimVariable(name="x")], conclusion="x ∈ S")
     assert violation_rate(unparsable)[0] is None
+
+
+def _series(**extra):
+    return {"name": "p", "t": [10, 100], "mean": [1.0, 2.0], "stderr": [0.1, 0.2], "runs": 20, **extra}
+
+
+def test_realised_regret_and_best_arm_rate_travel_to_the_csv_and_the_notes():
+    from eurekaclaw.agents.experiment.report import outcome_lines
+
+    rep = SimulationReport.model_validate({"series": [
+        _series(realised_mean=[1.5, 2.5], realised_stderr=[0.3, 0.4],
+                best_arm_rate_mean=[0.6, 0.9], best_arm_rate_stderr=[0.05, 0.01]),
+        {**_series(), "name": "plain"},
+    ]})
+    lines = render_csv(csv_rows(rep, {})).splitlines()
+    header = lines[0].split(",")
+    rows = {(r[0], r[1]): dict(zip(header, r, strict=True)) for r in (line.split(",") for line in lines[1:])}
+    assert rows[("p", "100")]["realised_mean"] == "2.5" and rows[("p", "100")]["best_arm_rate_stderr"] == "0.01"
+    assert rows[("plain", "100")]["realised_mean"] == "" and rows[("plain", "100")]["best_arm_rate_mean"] == ""
+    assert outcome_lines(rep) == [
+        "p at t=100 over 20 runs (mean ± s.e.): regret 2 ± 0.2, realised regret 2.5 ± 0.4, best-arm rate 0.900 ± 0.01"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"realised_mean": [1.0, 2.0]}, "come together"),
+        ({"realised_mean": [1.0], "realised_stderr": [0.1]}, "1 values for 2 times"),
+        ({"best_arm_rate_mean": [0.5, 1.5], "best_arm_rate_stderr": [0.1, 0.1]}, r"\[0, 1\]"),
+        ({"realised_mean": [1.0, float("nan")], "realised_stderr": [0.1, 0.1]}, "finite"),
+        ({"realised_mean": [1.0, 2.0], "realised_stderr": [0.1, -0.1]}, "non-negative"),
+    ],
+)
+def test_malformed_outcome_columns_are_refused(extra, message):
+    with pytest.raises(ValueError, match=message):
+        SimulationReport.model_validate({"series": [_series(**extra)]})

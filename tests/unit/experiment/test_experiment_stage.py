@@ -91,7 +91,8 @@ async def test_designed_spec_runs_and_results_are_consistent(tmp_path):
     assert ("lai_robbins", "moss") in fits and ("claimed", "ucb1") in fits
 
     rows = read_csv(ctx.session.path / "regret_curves.csv")
-    assert list(rows[0]) == ["series", "t", "mean", "stderr", "q10", "q50", "q90"]
+    assert list(rows[0]) == ["series", "t", "mean", "stderr", "q10", "q50", "q90",
+                             "realised_mean", "realised_stderr", "best_arm_rate_mean", "best_arm_rate_stderr"]
     by_series = {}
     for r in rows:
         by_series.setdefault(r["series"], {})[int(r["t"])] = r
@@ -101,6 +102,16 @@ async def test_designed_spec_runs_and_results_are_consistent(tmp_path):
             assert float(by_series["ucb1"][c["horizon"]]["mean"]) == pytest.approx(c["empirical_mean"])
             row = by_series["bound:ucb1_auer2002"][c["horizon"]]
             assert float(row["mean"]) == pytest.approx(c["theoretical"]) and float(row["stderr"]) == 0.0
+            assert row["realised_mean"] == row["best_arm_rate_mean"] == ""  # a bound has neither
+    # Policies report realised regret and best-arm rate with their standard errors, per time.
+    ucb = by_series["ucb1"]
+    last = ucb[max(ucb)]
+    assert 0.0 < float(last["best_arm_rate_mean"]) <= 1.0 and float(last["best_arm_rate_stderr"]) > 0.0
+    assert float(last["realised_stderr"]) > 0.0
+    # realised and pseudo-regret have the same expectation: they agree within a few standard errors
+    gap = abs(float(last["realised_mean"]) - float(last["mean"]))
+    assert gap < 4.0 * (float(last["realised_stderr"]) + float(last["stderr"]))
+    assert any(n.startswith("ucb1 at t=") and "best-arm rate" in n and "realised regret" in n for n in saved["notes"])
     assert [k for k, _ in events].count("experiment") >= 4
     assert llm.calls[0].role == "experiment_designer"
 
