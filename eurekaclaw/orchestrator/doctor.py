@@ -102,11 +102,41 @@ def _sandbox_summary() -> dict[str, Any]:
     return info
 
 
+def profile_overrides(settings: Settings, backend_name: str | None) -> dict[str, Any]:
+    """The demonstration values a run would use with this backend (a small local model asks for
+    one attempt per lemma, …), minus what the user set: what a session really runs with."""
+    if backend_name is None:
+        return {}
+    from eurekaclaw.llm.select import build_backend
+
+    try:
+        backend = build_backend(settings, backend_name, None)
+        profile = getattr(backend, "demonstration_profile", None)
+        wanted = profile() if callable(profile) else {}
+    except Exception:  # noqa: BLE001 - the backend line already reports what is wrong
+        return {}
+    return {k: v for k, v in wanted.items() if k not in settings.model_fields_set}
+
+
+def _web_search_summary(settings: Settings) -> dict[str, Any]:
+    """Whether the optional web search (BRAVE_API_KEY) is offered; never shows the key."""
+    from eurekaclaw.tools.web_search import web_search_status
+
+    configured, detail = web_search_status(settings)
+    return {"configured": configured, "detail": detail}
+
+
 def doctor_report(*, online: bool = False) -> dict[str, Any]:
     settings = load_settings()
+    llm = _backend_summary(settings)
+    # only backends that carry a profile; scripted/replay need arguments doctor does not have
+    overrides = profile_overrides(settings, llm.get("backend")) if llm.get("backend") == "local" else {}
+    if overrides:
+        settings = settings.model_copy(update=overrides)
     report: dict[str, Any] = {
         "eurekaclaw_dir": str(settings.eurekaclaw_dir),
-        "llm": _backend_summary(settings),
+        "llm": llm,
+        "settings_profile": overrides,
         "review_llm": _review_summary(settings),
         "settings": {
             "gate_mode": settings.gate_mode,
@@ -121,6 +151,7 @@ def doctor_report(*, online: bool = False) -> dict[str, Any]:
         "tools": [],
         "checkers": [],
         "sandbox": _sandbox_summary(),
+        "web_search": _web_search_summary(settings),
     }
     for exe, (flag, purpose) in EXECUTABLES.items():
         path = shutil.which(exe)
@@ -177,7 +208,14 @@ def render_doctor(report: dict[str, Any]) -> Group:
         lines.append(Text(f"sandbox: {box.get('reason')}", style="green"))
     elif box:
         lines.append(Text(f"sandbox: unavailable — {box.get('reason')}; {box.get('effect')}", style="red"))
+    web = report.get("web_search") or {}
+    if web:
+        lines.append(Text(f"web search: {web.get('detail')}", style="green" if web.get("configured") else "yellow"))
     lines.append(Text("settings: " + ", ".join(f"{k}={v}" for k, v in report["settings"].items())))
+    if report.get("settings_profile"):
+        shown = ", ".join(f"{k.upper()}={v}" for k, v in report["settings_profile"].items())
+        lines.append(Text(f"demonstration settings for this backend (set them yourself to override): {shown}",
+                          style="yellow"))
     table = Table(title="optional tools", show_header=True)
     for col in ("tool", "status", "version", "used for"):
         table.add_column(col, overflow="fold")

@@ -100,7 +100,7 @@ class MetaOrchestrator:
         if name == "replay":
             source = self.workspace.resolve(arg or "")
             replay_log = source.file(SessionDir.LLM_LOG)
-        self._backend = build_backend(self.settings, name, arg, replay_log)
+        self._backend = self.ui.watch(build_backend(self.settings, name, arg, replay_log))
         self._apply_profile(self._backend)
         self.prepare_review_backend()
         return self._backend, name
@@ -118,7 +118,7 @@ class MetaOrchestrator:
         model = self.settings.review_model
         settings = self.settings.model_copy(update={"eurekaclaw_model": model, "openai_compat_model": model}) \
             if model else self.settings
-        self._review_backend = build_backend(settings, name, arg)
+        self._review_backend = self.ui.watch(build_backend(settings, name, arg))
         return self._review_backend
 
     def _apply_profile(self, backend: LLMClient) -> None:

@@ -1,5 +1,6 @@
-"""What the terminal shows while a run works: stage list, elapsed time, tokens and dollars,
-and the lemma DAG as a tree whose states update live.
+"""What the terminal shows while a run works: stage list, a clock that ticks, the model calls
+running (role, lemma, stage, for how long), tokens and dollars, and the lemma DAG as a tree
+whose states update live. Log lines go through the same console, above the live region.
 
 Live mode (rich.Live) on a terminal; plain timestamped lines when stderr is not a terminal;
 with --json the progress still goes to stderr so stdout stays machine-readable.
@@ -7,7 +8,9 @@ with --json the progress still goes to stderr so stdout stays machine-readable.
 
 from __future__ import annotations
 
+import itertools
 import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Group
@@ -87,14 +90,60 @@ def lemma_tree(state: TheoryState, live_states: dict[str, dict[str, Any]] | None
     return tree
 
 
+def elapsed_text(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, sec = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{sec:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+class WatchedBackend:
+    """The backend as the run sees it, telling the display which call is running and since when
+    (role, lemma, stage). Everything else is the wrapped backend's own."""
+
+    def __init__(self, backend: Any, ui: RunUI) -> None:
+        self._backend = backend
+        self._ui = ui
+
+    @property
+    def name(self) -> str:
+        return str(self._backend.name)
+
+    @property
+    def wrapped(self) -> Any:
+        return self._backend
+
+    def model_for(self, tier: Any) -> str:
+        return str(self._backend.model_for(tier))
+
+    async def complete(self, request: Any) -> Any:
+        call = self._ui.call_started(getattr(request, "role", ""), getattr(request, "lemma_id", None),
+                                     getattr(request, "stage", None))
+        try:
+            return await self._backend.complete(request)
+        finally:
+            self._ui.call_finished(call)
+
+    def __getattr__(self, item: str) -> Any:
+        return getattr(self._backend, item)
+
+
 class RunUI:
-    def __init__(self, *, live: bool | None = None, quiet: bool = False) -> None:
+    MAX_CALLS_SHOWN = 4
+
+    def __init__(self, *, live: bool | None = None, quiet: bool = False,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         console = err()
         self.console = console
         self.quiet = quiet
         self.live_mode = console.is_terminal and not quiet if live is None else live
         self._live: Live | None = None
-        self._start = time.monotonic()
+        self._clock = clock
+        self._start = clock()
         self.session_id = ""
         self.pipeline: PipelineState | None = None
         self.theory: TheoryState | None = None
@@ -102,27 +151,53 @@ class RunUI:
         self.tokens = 0
         self.cost: float | None = 0.0
         self.current = ""
+        # model calls in flight: id -> role, lemma, stage, start time
+        self.calls: dict[int, dict[str, Any]] = {}
+        self._call_ids = itertools.count(1)
+
+    def _new_live(self) -> Live:
+        # get_renderable: the display is rebuilt at every refresh, so the clock and the running
+        # calls' times move even when no event arrives (a model call can take minutes)
+        return Live(console=self.console, refresh_per_second=4, transient=False,
+                    get_renderable=self._render_safely, redirect_stderr=False)
 
     # --- lifecycle --------------------------------------------------------------------------
     def start(self, session_id: str, headline: str) -> None:
         self.session_id = session_id
-        self._start = time.monotonic()
+        self._start = self._clock()
         self.line(f"session {session_id}: {headline}")
         if self.live_mode:
-            self._live = Live(self._render(), console=self.console, refresh_per_second=4, transient=False)
+            self._live = self._new_live()
             self._live.start()
 
     def stop(self) -> None:
         if self._live is not None:
-            self._live.update(self._render())
+            self._live.refresh()
             self._live.stop()
             self._live = None
+
+    # --- model calls ---------------------------------------------------------------------------
+    def watch(self, backend: Any) -> Any:
+        """`backend`, reporting its calls to this display (None stays None)."""
+        if backend is None or isinstance(backend, WatchedBackend):
+            return backend
+        return WatchedBackend(backend, self)
+
+    def call_started(self, role: str, lemma_id: str | None = None, stage: str | None = None) -> int:
+        call_id = next(self._call_ids)
+        self.calls[call_id] = {"role": role or "model", "lemma_id": lemma_id, "stage": stage, "since": self._clock()}
+        self._refresh()
+        return call_id
+
+    def call_finished(self, call_id: int) -> None:
+        self.calls.pop(call_id, None)
+        self._refresh()
 
     # --- updates -----------------------------------------------------------------------------
     def line(self, text: str, style: str = "") -> None:
         if self.quiet:
             return
-        elapsed = time.monotonic() - self._start
+        elapsed = self._clock() - self._start
         if self._live is not None:
             self._live.console.print(Text(f"[{elapsed:6.0f}s] {text}", style=style))
         else:
@@ -160,17 +235,38 @@ class RunUI:
     # --- rendering ---------------------------------------------------------------------------
     def _refresh(self) -> None:
         if self._live is not None:
-            self._live.update(self._render())
+            self._live.refresh()
+
+    def _calls_view(self, now: float) -> list[Text]:
+        running = sorted(list(self.calls.values()), key=lambda c: c["since"])
+        rows = []
+        for call in running[: self.MAX_CALLS_SHOWN]:
+            where = f" · lemma {call['lemma_id']}" if call.get("lemma_id") else ""
+            stage = f" · {call['stage']}" if call.get("stage") else ""
+            rows.append(Text(f"  ⟳ model call: {call['role']}{where}{stage} · {elapsed_text(now - call['since'])}",
+                             style="cyan"))
+        if len(running) > self.MAX_CALLS_SHOWN:
+            rows.append(Text(f"  … and {len(running) - self.MAX_CALLS_SHOWN} more calls running", style="dim"))
+        return rows
+
+    def _render_safely(self) -> Group:
+        """The refresh thread renders while the run changes the state it shows: a dict that
+        changed size mid-iteration costs one frame (the last good one), never the display."""
+        try:
+            self._last_frame = self._render()
+        except RuntimeError:
+            pass
+        return getattr(self, "_last_frame", None) or Group()
 
     def _render(self) -> Group:
-        elapsed = time.monotonic() - self._start
+        now = self._clock()
         cost = "cost unknown" if self.cost is None else f"${self.cost:.4f}"
         head = Text(
             f"EurekaClaw {self.session_id}  stage: {self.current or '-'}  "
-            f"elapsed {elapsed:.0f}s  tokens {self.tokens:,}  {cost}",
+            f"elapsed {elapsed_text(now - self._start)}  tokens {self.tokens:,}  {cost}",
             style="bold",
         )
-        parts: list[Any] = [head]
+        parts: list[Any] = [head, *self._calls_view(now)]
         if self.pipeline is not None:
             table = Table.grid(padding=(0, 1))
             for rec in self.pipeline.stages:
@@ -191,6 +287,6 @@ class RunUI:
             return True
         finally:
             if self.live_mode:
-                self._live = Live(self._render(), console=self.console, refresh_per_second=4)
+                self._live = self._new_live()
                 self._live.start()
         return answer.strip().lower() not in {"n", "no", "q", "quit"}
