@@ -222,11 +222,23 @@ def create_app(token: str, hosts: set[str]) -> Any:
         await run_in_threadpool(lambda: review_call(session.session_id, question=question, feedback=feedback))
         return RedirectResponse(f"/sessions/{session.session_id}/review", status_code=303)
 
-    async def skills(request: Request) -> HTMLResponse:
+    async def skills(request: Request, report: str = "", code: int = 200) -> HTMLResponse:
         from eurekaclaw.orchestrator.skills_view import skills_table
 
         _table, rows, problems = await run_in_threadpool(skills_table, _settings())
-        return page(request, "skills.html", rows=rows, problems=problems)
+        return page(request, "skills.html", code=code, rows=rows, problems=problems, report=report)
+
+    async def skills_install(request: Request) -> HTMLResponse:
+        form = await check_csrf(request)
+        from eurekaclaw.skills.install import install_skills
+
+        source = str(form.get("source") or "").strip() or None
+        dest = Workspace(_settings().eurekaclaw_dir).skills_dir
+        try:
+            report = await run_in_threadpool(install_skills, source, dest, form.get("force") == "1")
+        except EurekaError as exc:
+            return await skills(request, report=f"error: {exc.user_message()}", code=400 if exc.exit_code == 2 else 409)
+        return await skills(request, report=report.render())
 
     async def on_ui_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, UIError)
@@ -241,7 +253,8 @@ def create_app(token: str, hosts: set[str]) -> Any:
         Route("/", sessions),
         Route("/launch", launch_form, methods=["GET"]),
         Route("/launch", launch, methods=["POST"]),
-        Route("/skills", skills),
+        Route("/skills", skills, methods=["GET"]),
+        Route("/skills/install", skills_install, methods=["POST"]),
         Route("/sessions/{sid}", session_page),
         Route("/sessions/{sid}/live", session_live),
         Route("/sessions/{sid}/events", events),

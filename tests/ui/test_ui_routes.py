@@ -177,3 +177,19 @@ def test_events_follow_a_session_another_process_is_running(isolated_home: Path)
                 seen.append(json.loads(line[6:])["kind"])
     thread.join(10)
     assert seen == ["session_started", "stage", "session_stopped", "lemma"]
+
+
+def test_skills_page_installs_the_built_in_skills_and_lists_them(isolated_home: Path) -> None:
+    from eurekaclaw.ui.security import csrf_token
+
+    c = authed()
+    assert c.post("/skills/install", data={}).status_code == 403  # CSRF as everywhere
+    r = c.post("/skills/install", data={"csrf": csrf_token(TOKEN)})
+    assert r.status_code == 200, r.text[:300]
+    assert "built-in seed skills" in r.text and "installed" in r.text
+    installed = sorted(p.name for p in (isolated_home / "skills").iterdir() if (p / "SKILL.md").is_file())
+    assert installed
+    page = c.get("/skills").text
+    assert all(name in page for name in installed)
+    r = c.post("/skills/install", data={"csrf": csrf_token(TOKEN), "source": str(isolated_home / "nowhere")})
+    assert r.status_code == 400 and "error:" in r.text
