@@ -9,6 +9,7 @@ The question, the model's own words and what was shown are all kept in review/hi
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,9 +72,17 @@ class Answer:
 def _resolve_cite(facts: PaperFacts, cite: str) -> tuple[str, str] | None:
     """("section", name) | ("lemma", id) | ("theorem", "") for a citation the paper has."""
     text = cite.strip().strip("`")
+    ref = re.fullmatch(r"\\(?:ref|cref|autoref)\{(.+)\}", text)
+    if ref:
+        text = ref.group(1)
+    spaced = re.fullmatch(r"(section|sec\.?|lemma|lem\.?|theorem|thm\.?)\s+(.+)", text, re.IGNORECASE)
+    if spaced:  # "Lemma L2", "Section introduction"
+        text = f"{spaced.group(1).rstrip('.')}:{spaced.group(2)}"
     kind, _, rest = text.partition(":")
     kind = kind.strip().casefold()
     sections = facts.sections()
+    if kind in ("lemma", "lem") and rest.strip() in facts.lemmas():
+        return "lemma", rest.strip()
     if kind in ("section", "sec") and rest.strip().casefold().replace(" ", "_") in sections:
         return "section", rest.strip().casefold().replace(" ", "_")
     if text.casefold().replace(" ", "_") in sections:

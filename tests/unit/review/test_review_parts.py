@@ -56,6 +56,9 @@ def test_citations_resolve_to_sections_lemmas_and_the_theorem(tmp_path: Path) ->
     assert _resolve_cite(f, "theorem") == ("theorem", "")
     assert _resolve_cite(f, "section:related_work") is None  # empty: not in the paper
     assert _resolve_cite(f, "lemma:L9") is None
+    assert _resolve_cite(f, "Lemma L2") == ("lemma", "L2")
+    assert _resolve_cite(f, "\\ref{lem:L3}") == ("lemma", "L3")
+    assert _resolve_cite(f, "Section Introduction") == ("section", "introduction")
 
 
 def test_an_answer_citing_nothing_is_marked_unsupported(tmp_path: Path) -> None:
