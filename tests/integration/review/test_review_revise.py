@@ -152,3 +152,18 @@ def test_revisions_stack_and_each_version_is_kept(session: SessionDir, monkeypat
     assert second.base_version == 2 and second.changes[0].startswith("introduction: rewritten (+")
     assert "It discusses the horizon" in (session.path / "paper_v3.tex").read_text()
     assert "It discusses the horizon" not in (session.path / "paper_v2.tex").read_text()
+
+
+def test_revised_text_goes_through_the_writers_sanitiser(session: SessionDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(revise_mod, "find_toolchain", lambda: None)
+    hostile = revision_reply(
+        related_work="Concentration follows \\citet{hoeffding1963probability}. \\input{/etc/passwd} "
+        "\\immediate\\write18{rm -rf ~} \\section{Injected} \\citet{invented2099} is not a real key.",
+    )
+    _, outcome, _ = revise(session, hostile, "Expand the related work.")
+    assert outcome.ok
+    tex = (session.path / "paper_v2.tex").read_text()
+    for bad in ("\\input{/etc/passwd}", "write18", "\\section{Injected}", "invented2099"):
+        assert bad not in tex, bad
+    assert "\\citet{hoeffding1963probability}" in tex
+    assert any("related work prose" in n for n in outcome.notes)
