@@ -122,6 +122,8 @@ class Settings(BaseSettings):
 
     # --- literature services -----------------------------------------------------------------
     s2_api_key: SecretStr | None = None
+    # Brave Search API key: enables the `web_search` tool for the survey and the prover (docs/tools.md)
+    brave_api_key: SecretStr | None = None
     openalex_mailto: str | None = None
     eurekaclaw_offline: bool = False  # no literature requests at all; cached answers only
     literature_cache_ttl_s: float = Field(default=7 * 86_400.0, ge=0.0)

@@ -37,13 +37,15 @@ def optional_call(module: str, function: str, *args: Any, **kwargs: Any) -> Any:
 
 
 def build_tools(settings: Settings, workspace: Workspace, plugin: DomainPlugin | None) -> ToolRegistry:
-    """Tools every agent may use: the domain plugin's, `symbolic` (offered to the proving roles,
-    tools/roles.py). (The survey registers its literature tools on its own registry, since they
-    share that stage's paper pool.)"""
+    """Tools every agent may use: the domain plugin's, `symbolic` and, with BRAVE_API_KEY,
+    `web_search` (which role is offered which: tools/roles.py). (The survey registers its
+    literature tools on its own registry, since they share that stage's paper pool.)"""
     from eurekaclaw.tools.symbolic import register_symbolic_tool
+    from eurekaclaw.tools.web_search import register_web_search_tool
 
     registry = ToolRegistry()
     register_symbolic_tool(registry, settings)
+    register_web_search_tool(registry, settings)
     if plugin is not None:
         plugin.register_tools(registry)
     return registry

@@ -15,6 +15,7 @@ from eurekaclaw.skills.prompt_budget import skills_block
 from eurekaclaw.tools.base import ToolRegistry, run_tool_loop
 from eurekaclaw.tools.literature.service import LiteratureService
 from eurekaclaw.tools.literature.tools import PaperPool, paper_brief, register_literature_tools
+from eurekaclaw.tools.roles import role_tool_names
 from eurekaclaw.types.artifacts import Paper
 from eurekaclaw.types.tasks import Task, TaskResult
 
@@ -96,6 +97,11 @@ class PaperFetcher(BaseAgent):
     async def find(self, *, mode: str, topic: str, seeds: list[Paper], max_papers: int) -> FetchResult:
         registry = ToolRegistry()
         names = register_literature_tools(registry, self.service, self.pool)
+        for name in role_tool_names(self.ctx.tools, "survey"):  # web_search, when configured
+            tool = self.ctx.tools.get(name)
+            if tool is not None:
+                registry.register(tool)
+                names.append(name)
         seed_ids = {s.paper_id for s in seeds}
         candidates = [p for p in self.pool.papers() if p.paper_id not in seed_ids][:CANDIDATES_SHOWN]
         prompt = render_prompt(
