@@ -21,6 +21,7 @@ from eurekaclaw.llm.prices import settings_price
 from eurekaclaw.llm.session_client import SessionLLM
 from eurekaclaw.llm.types import LLMClient
 from eurekaclaw.memory.episodic import EpisodicMemory
+from eurekaclaw.store.files import read_json
 from eurekaclaw.store.session import SessionDir
 from eurekaclaw.tools.base import ToolRegistry
 from eurekaclaw.types.tasks import Task, TaskResult
@@ -33,6 +34,22 @@ def _total_tokens(ledger: UsageLedger) -> int:
     return t.input_tokens + t.output_tokens + t.cache_read_tokens + t.cache_write_tokens
 
 
+class ReviewLedger(UsageLedger):
+    """The session's ledger under the review's caps. usage.json keeps the run's own caps: a
+    `resume` reads its token cap from there, and a review must not lift it."""
+
+    def snapshot(self) -> dict[str, Any]:
+        data = super().snapshot()
+        data["budget_usd"], data["budget_tokens"] = self.run_caps
+        return data
+
+    def _load(self) -> None:
+        stored = read_json(self.path, None) if self.path else None
+        stored = stored if isinstance(stored, dict) else {}
+        self.run_caps: tuple[Any, Any] = (stored.get("budget_usd"), stored.get("budget_tokens"))
+        super()._load()
+
+
 def review_ledger(settings: Settings, session: SessionDir, backend: LLMClient,
                   budget_usd: float | None, budget_tokens: int | None) -> UsageLedger:
     """The session's ledger with this review's cap added to what was already spent."""
@@ -40,7 +57,7 @@ def review_ledger(settings: Settings, session: SessionDir, backend: LLMClient,
     budget_tokens = budget_tokens if budget_tokens is not None else settings.eurekaclaw_budget_tokens
     price = settings_price(settings)
     check_budget_enforceable(budget_usd, budget_tokens, [backend], price)
-    ledger = UsageLedger(session.file(SessionDir.USAGE), price_override=price)
+    ledger = ReviewLedger(session.file(SessionDir.USAGE), price_override=price)
     # the run's own caps (loaded from usage.json) were for the run, not for this review
     ledger.budget_usd = ledger.cost + budget_usd if budget_usd is not None else None
     ledger.budget_tokens = _total_tokens(ledger) + budget_tokens if budget_tokens is not None else None

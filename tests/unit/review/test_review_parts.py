@@ -20,6 +20,7 @@ from eurekaclaw.review.facts import PaperFacts
 from eurekaclaw.review.history import PaperVersion, ReviewStore
 from eurekaclaw.review.qa import QAReply, _resolve_cite, check_answer
 from eurekaclaw.review.revise import RevisionReply, checked_prose, diff_summary
+from eurekaclaw.store.files import read_json
 from eurekaclaw.store.session import SessionDir
 from eurekaclaw.types.artifacts import PaperOutput, TheoryState
 
@@ -126,3 +127,19 @@ def test_the_review_budget_is_added_to_what_the_session_spent(tmp_path: Path) ->
         ledger.reserve(big, "scripted-main", "scripted")
     ledger = review_ledger(load_settings(), session, backend, 0.5, None)
     assert ledger.budget_usd == pytest.approx(spent.cost + 0.5) and ledger.budget_tokens is None
+
+
+def test_a_review_keeps_the_runs_own_caps_in_usage_json(tmp_path: Path) -> None:
+    """`resume` reads the run's token cap from usage.json: a review without a cap must not lift it."""
+    session = SessionDir(tmp_path)
+    run = UsageLedger(session.file(SessionDir.USAGE), budget_usd=2.0, budget_tokens=100_000)
+    request = LLMRequest(role="prover", messages=[Message(role="user", content="x")], max_tokens=100)
+    run.record(request, Usage(input_tokens=500, output_tokens=100), "scripted-main", "scripted")
+    ledger = review_ledger(load_settings(), session, ScriptedBackend(default={}), None, None)
+    assert ledger.budget_tokens is None and ledger.budget_usd is None  # the review itself is uncapped
+    review = LLMRequest(role="review", stage="review", messages=[Message(role="user", content="q")], max_tokens=100)
+    ledger.record(review, Usage(input_tokens=50, output_tokens=10), "scripted-main", "scripted")
+    stored = read_json(session.file(SessionDir.USAGE))
+    assert (stored["budget_usd"], stored["budget_tokens"]) == (2.0, 100_000)
+    assert stored["calls"] == 2 and stored["by_stage"]["review"]["calls"] == 1
+    assert UsageLedger(session.file(SessionDir.USAGE)).budget_tokens == 100_000
