@@ -573,6 +573,9 @@ app.command("review")(handle_errors(_review_command))
 from eurekaclaw.bench.cli import bench_command as _bench_command  # noqa: E402
 
 app.command("bench")(handle_errors(_bench_command))
+from eurekaclaw.onboard import init_command as _init_command  # noqa: E402
+
+app.command("init")(handle_errors(_init_command))
 # --- end registered commands ---
 
 
