@@ -6,13 +6,16 @@ from the terminal shows up (and moves) like one started in the browser.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
-from eurekaclaw.store.files import read_json
+from pydantic import BaseModel, ValidationError
+
 from eurekaclaw.store.session import SessionDir, Workspace, read_usage
-from eurekaclaw.types.tasks import SessionMeta
+from eurekaclaw.types.artifacts import EvalReport, PaperOutput, TheoryState
+from eurekaclaw.types.tasks import PipelineState, SessionMeta
 
 SESSION_ID = re.compile(r"^[0-9a-f]{12}$")
 # files of a session the browser may fetch: the paper, its sources and the experiment's data
@@ -51,6 +54,25 @@ def session_file(session: SessionDir, name: str) -> Path | None:
     return resolved
 
 
+def peek(path: Path, model: type[BaseModel] | None = None) -> tuple[Any, bool]:
+    """(value, damaged) of a session file, for display only: a file the UI cannot read is
+    reported as damaged, never moved aside (the run, or `resume`, owns that decision) and never
+    shown as if it were empty."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, False
+    except (OSError, UnicodeDecodeError):
+        return None, True
+    try:
+        data = json.loads(raw)
+        if model is None:
+            return data, False
+        return model.model_validate(data).model_dump(mode="json"), False
+    except (ValueError, ValidationError):
+        return None, True
+
+
 def _status(session: SessionDir, meta: SessionMeta) -> str:
     if meta.status == "running" and session.running_pid() is None:
         return "interrupted"  # the process died without a checkpointed stop: resumable
@@ -67,14 +89,10 @@ def cost_text(session_path: Path, cost_usd: float) -> str:
 
 
 def weakest_level(theory: dict[str, Any] | None) -> str | None:
-    if not isinstance(theory, dict):
+    """The theory's own rule (TheoryState.weakest_level): a level cap makes it unverified."""
+    if not theory or not theory.get("proven_lemmas"):
         return None
-    levels = [r.get("verification_level") for r in (theory.get("proven_lemmas") or {}).values()
-              if isinstance(r, dict)]
-    if not levels:
-        return None
-    # an unknown level string counts as the weakest, never as a strong one
-    return max(levels, key=lambda lv: LEVELS.index(lv) if lv in LEVELS else len(LEVELS))
+    return TheoryState.model_validate(theory).weakest_level()
 
 
 def session_rows(workspace: Workspace, query: str = "", status: str = "") -> list[dict[str, Any]]:
@@ -89,7 +107,7 @@ def session_rows(workspace: Workspace, query: str = "", status: str = "") -> lis
             "statement": meta.statement or " ".join(meta.paper_ids),
             "status": _status(session, meta),
             "theory_status": meta.theory_status,
-            "weakest_level": weakest_level(read_json(session.file("theory_state.json"), None)),
+            "weakest_level": _row_level(session),
             "cost": cost_text(session.path, meta.cost_usd),
             "domain": meta.domain,
             "created": meta.created_at,
@@ -102,6 +120,11 @@ def session_rows(workspace: Workspace, query: str = "", status: str = "") -> lis
         rows.append(row)
     rows.sort(key=lambda r: r["created"], reverse=True)
     return rows
+
+
+def _row_level(session: SessionDir) -> str | None:
+    theory, damaged = peek(session.file("theory_state.json"), TheoryState)
+    return "unreadable" if damaged else weakest_level(theory)
 
 
 def _duration(rec: dict[str, Any]) -> str:
@@ -121,17 +144,23 @@ def session_view(workspace: Workspace, session: SessionDir) -> dict[str, Any]:
     from eurekaclaw.ui.dag import layout
 
     meta = session.load_meta()
-    pipeline = read_json(session.file("pipeline.json"), None) or {}
-    theory = read_json(session.file("theory_state.json"), None)
-    theory = theory if isinstance(theory, dict) else None
+    damaged = []
+    pipeline, bad = peek(session.file("pipeline.json"), PipelineState)
+    damaged += ["pipeline.json"] if bad else []
+    theory, bad = peek(session.file("theory_state.json"), TheoryState)
+    damaged += ["theory_state.json"] if bad else []
+    report, bad = peek(session.file("eval_report.json"), EvalReport)
+    damaged += ["eval_report.json"] if bad else []
+    paper, bad = peek(session.file("paper.json"), PaperOutput)
+    damaged += ["paper.json"] if bad else []
     usage = read_usage(session.path)
-    stages = [{**rec, "duration": _duration(rec)} for rec in pipeline.get("stages", []) if isinstance(rec, dict)]
+    stages = [{**rec, "duration": _duration(rec)} for rec in (pipeline or {}).get("stages", [])]
     files = sorted(p.name for p in session.path.iterdir()
                    if p.is_file() and session_file(session, p.name) is not None)
     running = session.running_pid() is not None
     # a gate already answered (the run has not picked the answer up yet) is not asked again
     asked = running and not session.file(GATE_ANSWER).exists()
-    gate = read_json(session.file(GATE_REQUEST), None) if asked else None
+    gate = peek(session.file(GATE_REQUEST))[0] if asked else None
     status = _status(session, meta) if meta else "unknown"
     return {
         "id": session.session_id,
@@ -149,8 +178,9 @@ def session_view(workspace: Workspace, session: SessionDir) -> dict[str, Any]:
         "calls": usage.get("calls"),
         "files": files,
         "gate": gate if isinstance(gate, dict) else None,
-        "eval": read_json(session.file("eval_report.json"), None),
-        "paper": read_json(session.file("paper.json"), None),
+        "eval": report,
+        "paper": paper,
+        "damaged": damaged,
     }
 
 

@@ -193,3 +193,26 @@ def test_skills_page_installs_the_built_in_skills_and_lists_them(isolated_home: 
     assert all(name in page for name in installed)
     r = c.post("/skills/install", data={"csrf": csrf_token(TOKEN), "source": str(isolated_home / "nowhere")})
     assert r.status_code == 400 and "error:" in r.text
+
+
+def test_a_damaged_file_is_shown_as_damaged_and_left_in_place(isolated_home: Path) -> None:
+    session = make_session(isolated_home, A)
+    session.file("theory_state.json").write_text('{"lemma_dag": [1, 2')  # torn
+    session.file("eval_report.json").write_text('{"dimensions": "none"}')  # wrong shape
+    c = authed()
+    page = c.get(f"/sessions/{A}").text
+    assert 'id="damaged"' in page and "theory_state.json" in page and "eval_report.json" in page
+    assert 'id="theory-status"' not in page and 'id="dag"' not in page  # no theorem is made up
+    assert "unreadable" in c.get("/").text  # the list does not show a level it cannot read
+    assert 'id="no-eval"' in c.get(f"/sessions/{A}/eval").text
+    # the viewer never moves a session's files aside: that is the run's (or resume's) decision
+    assert session.file("theory_state.json").read_text() == '{"lemma_dag": [1, 2'
+    assert not list(session.path.glob("*.corrupt-*"))
+
+
+def test_a_level_cap_makes_the_weakest_level_unverified(isolated_home: Path) -> None:
+    session = make_session(isolated_home, A)
+    theory = json.loads(session.file("theory_state.json").read_text())
+    theory["level_cap_reasons"] = ["a lemma was replaced by one without a claim"]
+    session.file("theory_state.json").write_text(json.dumps(theory))
+    assert "lv-unverified" in authed().get("/").text
