@@ -361,8 +361,10 @@ def from_papers(
     Example: eurekaclaw from-papers 1204.5721 math/0601001 --domain mab
     """
     from eurekaclaw.orchestrator.inputs import check_paper_ids
+    from eurekaclaw.orchestrator.preflight import check_papers_reachable
 
     ids = check_paper_ids(paper_ids)
+    check_papers_reachable(_settings(gate, budget_tokens), ids)  # offline: exit 3, no session
     _launch({"mode": "from-papers", "paper_ids": ids, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm, budget_tokens=budget_tokens)
 
 
