@@ -22,14 +22,18 @@ _VERB = r"(?:proved|proven|verified|checked|certified|discharged|confirmed|accep
 _GAP = r"(?:[\w,]+\s+){0,3}?"
 CLAIM_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("formal", re.compile(
-        r"formal(?:ly)?[\s-]+(?:verified|proved|proven|checked|certified)|machine[\s-]checked|"
+        r"formal(?:ly)?[\s-]+(?:verified|proved|proven|checked|certified)|type[\s-]checked|"
         r"kernel[\s-]checked|fully[\s-]verified|\bformal (?:proof|verification)\b|"
+        rf"{_VERB}\s+{_GAP}by\s+(?:the\s+)?(?:proof\s+|Coq\s+|Lean\s+)?kernel\b|"
         rf"{_VERB}\s+{_GAP}(?:in|by|with|using)\s+(?:an?\s+|the\s+)?(?:Coq|Lean|proof assistant)\b|"
         rf"\b(?:Coq|Lean)(?:'s kernel)?\s+(?:has\s+|have\s+)?{_VERB}|"
         r"\blevel\W{0,3}formal\b", re.IGNORECASE)),
     ("smt", re.compile(
         rf"{_VERB}\s+{_GAP}(?:by|with|using|in)\s+(?:an?\s+|the\s+)?(?:SMT|Z3|cvc5)\b|"
-        rf"\b(?:SMT|Z3|cvc5)(?:[\s-]solvers?)?[\s-]+(?:has\s+|have\s+)?{_VERB}|\blevel\W{{0,3}}smt\b", re.IGNORECASE)),
+        rf"\b(?:SMT|Z3|cvc5)(?:[\s-]solvers?)?[\s-]+(?:has\s+|have\s+)?{_VERB}|\blevel\W{{0,3}}smt\b|"
+        # a machine check of some kind: at least an SMT proof
+        r"\bmachine[\s-](?:checked|verified|proved|proven|certified)|"
+        r"\bmechani(?:cally|sed|zed)[\s-]+(?:verified|proved|proven|checked|certified)", re.IGNORECASE)),
     ("reviewed", re.compile(
         r"\b(?:is|are|was|were|been|being)\s+(?:\w+\s+){0,2}?reviewed\b|\blevel\W{0,3}reviewed\b|"
         r"\breview(?:ers?)?\s+(?:found|passed|confirmed)", re.IGNORECASE)),

@@ -38,14 +38,17 @@ def claims(text: str, **kwargs) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("text, expected", [
     ("Lemma L2 was formally verified in Coq.", [("L2", "formal")]),
-    ("Lemma~\\ref{lem:L2} is machine-checked.", [("L2", "formal")]),
+    ("Lemma~\\ref{lem:L2} is machine-checked.", [("L2", "smt")]),
+    ("Lemma L2 was certified by the proof kernel.", [("L2", "formal")]),
+    ("Lemma L3 was type-checked.", [("L3", "formal")]),
+    ("Lemma L2 was mechanically verified.", [("L2", "smt")]),
     ("Lemma L2 was proved by Z3.", [("L2", "smt")]),
     ("L2 was proved with an SMT solver.", [("L2", "smt")]),
     ("The main theorem was formally verified.", [(THEOREM, "formal")]),
     ("All lemmas were formally verified.", [(ALL, "formal")]),
     ("Lemma L1 was reviewed by a model.", [("L1", "reviewed")]),
     ("Everything was formally verified.", [(ALL, "formal")]),
-    ("The whole argument is machine-checked.", [(ALL, "formal")]),
+    ("The whole argument is machine-checked.", [(ALL, "smt")]),
 ])
 def test_overclaims_are_found_with_their_subject(text: str, expected: list[tuple[str, str]]) -> None:
     assert claims(text) == expected
@@ -55,6 +58,7 @@ def test_overclaims_are_found_with_their_subject(text: str, expected: list[tuple
     "Lemma L2 was reviewed, not formally verified.",
     "Lemma L2 has no formal proof; it was reviewed.",
     "Lemma L3 was proved by Z3.",
+    "Lemma L3 is machine-checked: Z3 proved its claim.",
     "Lemma L3 was proved by Z3 and Lemma L2 was reviewed.",
     "Lemma L1 is a cited result, so it is verified through its citation.",
     "The main theorem is proved; its weakest level is cited.",
