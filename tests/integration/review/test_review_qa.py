@@ -146,3 +146,20 @@ def test_the_experiments_are_part_of_what_the_model_sees_and_may_cite(tmp_path: 
     assert answer.sections == ["experiments"] and answer.notes == []
     prompt = backend.calls[0].prompt_text()
     assert "bound check ucb1_log_T at horizon 10000" in prompt and "VIOLATED" in prompt
+
+
+def test_a_running_session_is_not_reviewed(session: SessionDir) -> None:
+    session.mark_running()  # this test process: alive
+    with pytest.raises(BadInputError, match="still running"):
+        runner(session, scripted(qa=verbose_reply))
+    session.mark_stopped()
+
+
+def test_the_review_agent_answers_a_task(session: SessionDir) -> None:
+    from eurekaclaw.review.agent import ReviewAgent
+    from eurekaclaw.types.tasks import Task
+
+    run = runner(session, scripted(qa=careless_reply))
+    result = asyncio.run(ReviewAgent(run.context()).execute(Task(stage="review", description="Is L2 checked?")))
+    assert result.success and "formally" not in result.summary
+    assert result.outputs["answer"]["corrections"]
