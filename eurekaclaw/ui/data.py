@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from eurekaclaw.store.session import SessionDir, Workspace, read_usage
-from eurekaclaw.types.artifacts import EvalReport, PaperOutput, TheoryState
+from eurekaclaw.types.artifacts import EvalReport, ExperimentResult, PaperOutput, TheoryState
 from eurekaclaw.types.tasks import PipelineState, SessionMeta
 
 SESSION_ID = re.compile(r"^[0-9a-f]{12}$")
@@ -153,6 +153,8 @@ def session_view(workspace: Workspace, session: SessionDir) -> dict[str, Any]:
     damaged += ["eval_report.json"] if bad else []
     paper, bad = peek(session.file("paper.json"), PaperOutput)
     damaged += ["paper.json"] if bad else []
+    experiment, bad = peek(session.file("experiment_result.json"), ExperimentResult)
+    damaged += ["experiment_result.json"] if bad else []
     usage = read_usage(session.path)
     stages = [{**rec, "duration": _duration(rec)} for rec in (pipeline or {}).get("stages", [])]
     files = sorted(p.name for p in session.path.iterdir()
@@ -181,7 +183,21 @@ def session_view(workspace: Workspace, session: SessionDir) -> dict[str, Any]:
         "eval": report,
         "paper": paper,
         "damaged": damaged,
+        "experiment": experiment,
+        "figures": _figures(session, files),
     }
+
+
+def _figures(session: SessionDir, files: list[str]) -> list[dict[str, Any]]:
+    from eurekaclaw.ui.figures import figure
+
+    drawn = []
+    for name in files:
+        if name.endswith(".csv"):
+            fig = figure(session.path / name)
+            if fig is not None:
+                drawn.append(fig)
+    return drawn
 
 
 def _tokens(usage: dict[str, Any]) -> int | None:

@@ -216,3 +216,23 @@ def test_a_level_cap_makes_the_weakest_level_unverified(isolated_home: Path) -> 
     theory["level_cap_reasons"] = ["a lemma was replaced by one without a claim"]
     session.file("theory_state.json").write_text(json.dumps(theory))
     assert "lv-unverified" in authed().get("/").text
+
+
+def test_experiment_curves_and_bound_checks_are_drawn(isolated_home: Path) -> None:
+    import shutil
+
+    from eurekaclaw.store.files import atomic_write_json
+
+    session = make_session(isolated_home, A)
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "writer"
+    shutil.copy(fixtures / "regret.csv", session.path / "regret_curves.csv")
+    atomic_write_json(session.file("experiment_result.json"), {
+        "status": "completed", "plot_csv": "regret_curves.csv",
+        "bound_checks": [{"name": "ucb1_gap_free", "horizon": 1000, "empirical_mean": 30.0, "std_error": 1.0,
+                          "theoretical": 25.0, "held": False}],
+        "violations": ["ucb1_gap_free violated at T=1000"]})
+    page = authed().get(f"/sessions/{A}").text
+    assert 'data-figure="regret_curves.csv"' in page
+    assert page.count("<polyline") == 3  # UCB1, epsilon_greedy and the bound
+    assert 'stroke-dasharray="6 4"' in page  # the bound is dashed
+    assert ">violated<" in page and "ucb1_gap_free violated at T=1000" in page
