@@ -163,3 +163,12 @@ def test_the_review_agent_answers_a_task(session: SessionDir) -> None:
     result = asyncio.run(ReviewAgent(run.context()).execute(Task(stage="review", description="Is L2 checked?")))
     assert result.success and "formally" not in result.summary
     assert result.outputs["answer"]["corrections"]
+
+
+def test_a_chatty_reply_around_the_json_is_read(session: SessionDir) -> None:
+    def chatty(request):
+        body = json.dumps(verbose_reply(request))
+        return f"Certainly! Here is a careful answer.\n\n```json\n{body}\n```\n\nLet me know if you need more detail."
+
+    answer = asyncio.run(runner(session, scripted(qa=chatty)).ask("Which lemma is weakest?"))
+    assert answer.lemmas == ["L1", "L2", "L3"] and answer.corrections == []
