@@ -126,6 +126,18 @@ def _web_search_summary(settings: Settings) -> dict[str, Any]:
     return {"configured": configured, "detail": detail}
 
 
+def _home_problem(settings: Settings) -> str | None:
+    from pathlib import Path
+
+    from eurekaclaw.orchestrator.inputs import check_home_dir
+
+    try:
+        check_home_dir(Path(settings.eurekaclaw_dir))
+    except EurekaError as exc:
+        return exc.user_message()
+    return None
+
+
 def doctor_report(*, online: bool = False) -> dict[str, Any]:
     settings = load_settings()
     llm = _backend_summary(settings)
@@ -135,6 +147,7 @@ def doctor_report(*, online: bool = False) -> dict[str, Any]:
         settings = settings.model_copy(update=overrides)
     report: dict[str, Any] = {
         "eurekaclaw_dir": str(settings.eurekaclaw_dir),
+        "eurekaclaw_dir_problem": _home_problem(settings),
         "llm": llm,
         "settings_profile": overrides,
         "review_llm": _review_summary(settings),
@@ -191,6 +204,8 @@ def _probe_online() -> dict[str, str]:
 def render_doctor(report: dict[str, Any]) -> Group:
     llm = report["llm"]
     lines: list[Any] = [Text(f"EUREKACLAW_DIR: {report['eurekaclaw_dir']}")]
+    if report.get("eurekaclaw_dir_problem"):
+        lines.append(Text(f"EUREKACLAW_DIR unusable — {report['eurekaclaw_dir_problem']}", style="red"))
     if llm.get("backend"):
         details = ", ".join(f"{k}={v}" for k, v in llm.items() if k != "backend")
         lines.append(Text(f"LLM backend: {llm['backend']} ({details})", style="green"))

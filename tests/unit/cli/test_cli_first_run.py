@@ -134,3 +134,16 @@ def test_skill_names_are_not_split_at_80_columns() -> None:
     buf = io.StringIO()
     Console(file=buf, width=80, color_system=None).print(table)
     assert name in buf.getvalue()
+
+
+def test_doctor_names_an_unusable_eurekaclaw_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from eurekaclaw.orchestrator import doctor
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("EUREKACLAW_DIR", str(blocker))
+    monkeypatch.setattr(doctor, "_backend_summary", lambda settings: {"backend": "anthropic"})
+    report = doctor.doctor_report()
+    assert "is a file" in report["eurekaclaw_dir_problem"]
+    monkeypatch.setenv("EUREKACLAW_DIR", str(tmp_path / "fine"))
+    assert doctor.doctor_report()["eurekaclaw_dir_problem"] is None
