@@ -17,7 +17,7 @@ from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-COOKIE = "eurekaclaw_ui"
+COOKIE_PREFIX = "eurekaclaw_ui_"
 CSRF_FIELD = "csrf"
 CSRF_HEADER = "x-csrf-token"
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
@@ -44,6 +44,12 @@ def same(a: str | None, b: str) -> bool:
     return hmac.compare_digest(a.encode("utf-8"), b.encode("utf-8"))
 
 
+def cookie_name(token: str) -> str:
+    """Per server instance: cookies ignore ports, so two servers on one host would otherwise
+    overwrite each other's cookie. Derived from the token without revealing it."""
+    return COOKIE_PREFIX + hashlib.sha256(token.encode("utf-8")).hexdigest()[:10]
+
+
 def csrf_token(token: str) -> str:
     """Derived from the session token, so the server keeps nothing to check it against."""
     return hmac.new(token.encode("utf-8"), b"eurekaclaw-ui-csrf", hashlib.sha256).hexdigest()
@@ -61,13 +67,27 @@ def is_loopback(host: str) -> bool:
 
 def allowed_hosts(host: str, port: int) -> set[str]:
     """Host header values this server answers to: the bound address and, on loopback, the
-    usual loopback names. A rebinding attacker's name never matches."""
-    name = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    names = {name.lower()}
+    usual loopback names; on a wildcard address (--allow-remote) the machine's own names and
+    addresses. A rebinding attacker's name never matches."""
+    candidates = {host}
+    if host in ("0.0.0.0", "::", ""):
+        candidates |= _own_names() | {"localhost", "127.0.0.1", "::1"}
     if is_loopback(host):
-        names |= {"localhost", "127.0.0.1", "[::1]"}
+        candidates |= {"localhost", "127.0.0.1", "::1"}
+    names = {(f"[{n}]" if ":" in n and not n.startswith("[") else n).lower() for n in candidates if n}
     hosts = {f"{n}:{port}" for n in names}
     return hosts | names if port == 80 else hosts
+
+
+def _own_names() -> set[str]:
+    import socket
+
+    names = {socket.gethostname(), socket.getfqdn()}
+    try:
+        names |= set(socket.gethostbyname_ex(socket.gethostname())[2])
+    except OSError:
+        pass
+    return names
 
 
 def _header(scope: dict[str, Any], name: bytes) -> str | None:
@@ -77,7 +97,7 @@ def _header(scope: dict[str, Any], name: bytes) -> str | None:
     return None
 
 
-def _cookie(scope: dict[str, Any]) -> str | None:
+def _cookie(scope: dict[str, Any], name: str) -> str | None:
     raw = _header(scope, b"cookie")
     if not raw:
         return None
@@ -86,7 +106,7 @@ def _cookie(scope: dict[str, Any]) -> str | None:
         jar.load(raw)
     except Exception:  # noqa: BLE001 - a malformed cookie header is just no cookie
         return None
-    morsel = jar.get(COOKIE)
+    morsel = jar.get(name)
     return morsel.value if morsel else None
 
 
@@ -108,7 +128,10 @@ class Guard:
         self.hosts = {h.lower() for h in hosts}
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] not in ("http", "websocket"):
+        if scope["type"] == "websocket":  # the app has no websocket routes
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] != "http":  # lifespan
             await self.app(scope, receive, send)
             return
         host = (_header(scope, b"host") or "").lower()
@@ -125,7 +148,7 @@ class Guard:
             location = "/" + scope.get("path", "/").lstrip("/") + (f"?{urlencode(rest)}" if rest else "")
             await _redirect_with_cookie(send, location, self.token)
             return
-        if not (same(_cookie(scope), self.token) or same(_bearer(scope), self.token)):
+        if not (same(_cookie(scope, cookie_name(self.token)), self.token) or same(_bearer(scope), self.token)):
             await _plain(send, 401, "Missing or wrong token: open the URL that `eurekaclaw ui` printed.")
             return
 
@@ -148,7 +171,7 @@ async def _plain(send: Any, status: int, text: str) -> None:
 
 
 async def _redirect_with_cookie(send: Any, location: str, token: str) -> None:
-    cookie = f"{COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/"
+    cookie = f"{cookie_name(token)}={token}; HttpOnly; SameSite=Strict; Path=/"
     await send({"type": "http.response.start", "status": 303,
                 "headers": [(b"location", location.encode("latin-1")), (b"set-cookie", cookie.encode("latin-1")),
                             (b"content-length", b"0"), *SECURITY_HEADERS]})

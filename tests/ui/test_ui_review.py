@@ -18,13 +18,13 @@ from reviewkit import finished_session  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from eurekaclaw.ui.app import create_app  # noqa: E402
-from eurekaclaw.ui.security import COOKIE, allowed_hosts, csrf_token  # noqa: E402
+from eurekaclaw.ui.security import allowed_hosts, cookie_name, csrf_token  # noqa: E402
 
 
 def authed() -> TestClient:
     c = TestClient(create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}",
                    follow_redirects=False)
-    c.cookies.set(COOKIE, TOKEN)
+    c.cookies.set(cookie_name(TOKEN), TOKEN)
     return c
 
 

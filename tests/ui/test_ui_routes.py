@@ -12,7 +12,7 @@ need_ui_extra()
 from starlette.testclient import TestClient  # noqa: E402
 
 from eurekaclaw.ui.app import create_app  # noqa: E402
-from eurekaclaw.ui.security import COOKIE, allowed_hosts  # noqa: E402
+from eurekaclaw.ui.security import allowed_hosts, cookie_name  # noqa: E402
 
 A, B = "aaaaaaaaaaaa", "bbbbbbbbbbbb"
 
@@ -20,7 +20,7 @@ A, B = "aaaaaaaaaaaa", "bbbbbbbbbbbb"
 def authed() -> TestClient:
     c = TestClient(create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}",
                    follow_redirects=False)
-    c.cookies.set(COOKIE, TOKEN)
+    c.cookies.set(cookie_name(TOKEN), TOKEN)
     return c
 
 

@@ -15,7 +15,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from eurekaclaw.store.session import SessionDir, Workspace  # noqa: E402
 from eurekaclaw.ui.app import create_app  # noqa: E402
-from eurekaclaw.ui.security import COOKIE, allowed_hosts, csrf_token  # noqa: E402
+from eurekaclaw.ui.security import allowed_hosts, cookie_name, csrf_token  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +29,7 @@ def scripted(monkeypatch: pytest.MonkeyPatch) -> None:
 def authed() -> TestClient:
     c = TestClient(create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}",
                    follow_redirects=False)
-    c.cookies.set(COOKIE, TOKEN)
+    c.cookies.set(cookie_name(TOKEN), TOKEN)
     return c
 
 

@@ -13,7 +13,7 @@ need_ui_extra()
 from starlette.testclient import TestClient  # noqa: E402
 
 from eurekaclaw.ui.app import create_app  # noqa: E402
-from eurekaclaw.ui.security import COOKIE, allowed_hosts, csrf_token, is_loopback, same  # noqa: E402
+from eurekaclaw.ui.security import allowed_hosts, cookie_name, csrf_token, is_loopback, same  # noqa: E402
 
 SID = "0123456789ab"
 
@@ -25,7 +25,7 @@ def client(**kw) -> TestClient:
 
 def authed() -> TestClient:
     c = client()
-    c.cookies.set(COOKIE, TOKEN)
+    c.cookies.set(cookie_name(TOKEN), TOKEN)
     return c
 
 
@@ -44,7 +44,7 @@ def test_wrong_token_is_refused_everywhere_it_can_be_given(isolated_home: Path) 
     c = client()
     assert c.get("/?token=wrong").status_code == 401
     assert c.get("/", headers={"authorization": "Bearer wrong"}).status_code == 401
-    c.cookies.set(COOKIE, TOKEN[:-1] + "x")
+    c.cookies.set(cookie_name(TOKEN), TOKEN[:-1] + "x")
     assert c.get("/").status_code == 401
     assert c.get("/?token=").status_code == 401
 
@@ -55,7 +55,7 @@ def test_the_url_token_becomes_a_strict_cookie_and_leaves_the_url(isolated_home:
     assert r.status_code == 303
     assert r.headers["location"] == "/sessions?q=x"
     cookie = r.headers["set-cookie"]
-    assert f"{COOKIE}={TOKEN}" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
+    assert f"{cookie_name(TOKEN)}={TOKEN}" in cookie and "HttpOnly" in cookie and "SameSite=Strict" in cookie
     r = c.get("/")  # the cookie alone now opens the pages
     assert r.status_code == 200 and "Sessions" in r.text
     assert "default-src 'self'" in r.headers["content-security-policy"]
@@ -150,3 +150,11 @@ def test_helpers() -> None:
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.2") and not is_loopback("example.com")
     assert allowed_hosts("127.0.0.1", 8765) == {"127.0.0.1:8765", "localhost:8765", "[::1]:8765"}
     assert allowed_hosts("192.168.1.2", 8000) == {"192.168.1.2:8000"}
+    # a wildcard bind (only with --allow-remote) answers to this machine's names, not to others
+    import socket
+
+    wildcard = allowed_hosts("0.0.0.0", 8000)
+    assert f"{socket.gethostname().lower()}:8000" in wildcard and "evil.example:8000" not in wildcard
+    # two servers on one host (cookies ignore ports) keep separate cookies, named without the token
+    assert cookie_name("a") != cookie_name("b")
+    assert TOKEN not in cookie_name(TOKEN)
