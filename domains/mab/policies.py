@@ -34,6 +34,7 @@ from domains.mab.kl import klucb_index
 from domains.mab.policies_base import Policy
 from domains.mab.policies_kl import IMED, BayesUCB, KLUCBExponential, KLUCBGaussian, KLUCBPoisson
 from domains.mab.policies_stateful import DiscountedUCB, Exp3, Exp3IX, RobustUCB, SlidingWindowUCB
+from domains.mab.thompson import LazyBetaThompson
 from domains.mab.window import PairWindow
 
 POLICIES = ("ucb1", "ucb_v", "kl_ucb", "moss", "ts_beta", "ts_gaussian", "eps_greedy", "etc",
@@ -145,10 +146,24 @@ class TSBeta(Policy):
         self.alpha, self.beta = self.shapes[:P], self.shapes[P:]
         self._pairs = [(self.alpha, window.flat["alpha"]), (self.beta, window.flat["beta"])]
         self._gammas = np.empty(2 * P)
+        # The lazy sampler (thompson.py) has the same law; its knobs change the speed only.
+        knobs = {k: self.params[k] for k in ("rows", "direct_p", "threshold_sd") if k in self.params}
+        if "rows" in knobs:
+            knobs["rows"] = int(knobs["rows"])
+        lazy = self.params.get("lazy", 1)
+        self._lazy = LazyBetaThompson(self.rng, self.alpha, self.beta, self.K, **knobs) if lazy else None
 
     def choose(self, t: int) -> np.ndarray:
+        if self._lazy is not None:
+            return self._lazy.choose(self.shapes)
         beta_draws(self.rng, self.shapes, self._gammas, self.scratch)
         return self._flat(self.scratch2d.argmax(1))
+
+    def step(self, t: int) -> None:
+        flat = self.choose(t)
+        self.pull(flat)
+        if self._lazy is not None:
+            self._lazy.pulled(flat)
 
 
 class TSGaussian(Policy):
