@@ -390,9 +390,9 @@ def explore(
 
     Example: eurekaclaw explore "multi-armed bandits with heavy tails"
     """
-    from eurekaclaw.orchestrator.inputs import clean_statement
+    from eurekaclaw.orchestrator.inputs import check_area
 
-    text = clean_statement(area, what="research area")
+    text = check_area(area)
     _launch({"mode": "explore", "statement": text, "domain": domain, "max_pivots": max_pivots}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm, budget_tokens=budget_tokens)
 
 

@@ -63,6 +63,16 @@ def check_conjecture(statement: str) -> str:
     )
 
 
+def check_area(area: str) -> str:
+    """An area to explore: a few characters of real words ("x" or "??" would make the survey
+    search for nothing and the model invent a field)."""
+    text = clean_statement(area, what="research area")
+    if not any(len(w) >= 3 for w in _WORD.findall(text)):
+        raise BadInputError(f"{text!r} is too short to be a research area",
+                            hint='e.g. eurekaclaw explore "multi-armed bandits with heavy tails"')
+    return text
+
+
 def check_output_dir(output: str | None) -> str:
     """The output directory template ('{session_id}' is filled in later), as an absolute path so
     a resume from another directory writes to the same place. It must be creatable and

@@ -147,3 +147,20 @@ def test_doctor_names_an_unusable_eurekaclaw_dir(monkeypatch: pytest.MonkeyPatch
     assert "is a file" in report["eurekaclaw_dir_problem"]
     monkeypatch.setenv("EUREKACLAW_DIR", str(tmp_path / "fine"))
     assert doctor.doctor_report()["eurekaclaw_dir_problem"] is None
+
+
+@pytest.mark.parametrize("area", ["x", "??", "a b"])
+def test_an_area_too_short_to_explore_is_refused(area: str) -> None:
+    result = runner.invoke(app, ["explore", area, "--llm", "schema"])
+    assert result.exit_code == 2 and "too short to be a research area" in result.output
+
+
+def test_a_partial_result_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    from eurekaclaw import console
+    from eurekaclaw.cli import _print_result
+    from eurekaclaw.types.tasks import ResearchOutput
+
+    buf = io.StringIO()
+    monkeypatch.setattr(console, "out", lambda: Console(file=buf, width=200, color_system=None))
+    _print_result(ResearchOutput(session_id="abc123", status="partial", status_reason="theorem abandoned"))
+    assert "partial: theorem abandoned" in buf.getvalue()
