@@ -96,12 +96,12 @@ def weakest_level(theory: dict[str, Any] | None) -> str | None:
 
 
 def session_rows(workspace: Workspace, query: str = "", status: str = "") -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for session in workspace.sessions():
         meta = session.load_meta()
         if meta is None:
             continue
-        row = {
+        row: dict[str, Any] = {
             "id": session.session_id,
             "mode": meta.mode,
             "statement": meta.statement or " ".join(meta.paper_ids),
@@ -207,6 +207,21 @@ def _tokens(usage: dict[str, Any]) -> int | None:
     return None
 
 
+def _shown_statement(node: dict[str, Any]) -> tuple[str, str]:
+    """(what the page shows, the LaTeX statement): a lemma stated by its claim shows the claim
+    as plain text, as the terminal does, since that is what the checkers checked."""
+    latex = node.get("statement") or ""
+    if node.get("statement_source") == "claim" and node.get("claim"):
+        from eurekaclaw.orchestrator.progress import claim_plain
+        from eurekaclaw.types.artifacts import Claim
+
+        try:
+            return claim_plain(Claim.model_validate(node["claim"])), latex
+        except ValueError:
+            pass
+    return node.get("informal") or latex, latex
+
+
 def lemma_rows(theory: dict[str, Any]) -> list[dict[str, Any]]:
     proven = theory.get("proven_lemmas") or {}
     failed = theory.get("failed_attempts") or []
@@ -214,14 +229,19 @@ def lemma_rows(theory: dict[str, Any]) -> list[dict[str, Any]]:
     rows = []
     for lemma_id, node in (theory.get("lemma_dag") or {}).items():
         record = proven.get(lemma_id) or {}
+        shown, latex = _shown_statement(node)
         rows.append({
             "id": lemma_id,
-            "statement": node.get("statement") or node.get("informal") or "",
+            "statement": shown,
+            "latex": latex if latex != shown else "",
             "status": node.get("status", "pending"),
             "provenance": node.get("provenance", "new"),
+            "citation": node.get("citation"),
             "dependencies": node.get("dependencies") or [],
             "level": record.get("verification_level"),
+            "level_note": record.get("level_note") or "",
             "self_review": bool(record.get("self_review")) and record.get("verification_level") == "reviewed",
+            "reviewer": record.get("reviewer") or "",
             "attempts": record.get("attempts") or sum(1 for f in failed if f.get("lemma_id") == lemma_id),
             "checks": record.get("checks") or [],
             "failures": [f for f in failed if f.get("lemma_id") == lemma_id],

@@ -55,6 +55,8 @@ def test_a_prove_launched_from_the_page_is_an_ordinary_session(isolated_home: Pa
     page = c.get(f"/sessions/{sid}").text
     assert 'id="theory-status">proved' in page
     assert 'data-lemma="T" data-status="proved"' in page
+    # a lemma stated by its claim shows the claim as the checkers saw it, with the LaTeX beside it
+    assert "For all x ∈ ℝ: (x - 1)^2 ≥ 0" in page and "LaTeX: <code>" in page
     # the CLI sees the same session, with the same status
     from typer.testing import CliRunner
 
