@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-BLOCK_ROWS = 32  # steps per block: thresholds, contenders and event times are set per block
+BLOCK_ROWS = 64  # steps per block: thresholds, contenders and event times are set per block
 DIRECT_P = 0.05  # a pair exceeding the threshold this often is drawn directly every step
 THRESHOLD_SD = 3.5  # the threshold: the leader's posterior mean minus this many s.d.
 BELOW = -1.0  # the value of a pair known only to lie below its run's threshold
@@ -90,7 +90,7 @@ class LazyBetaThompson:
         u = self.rng.random(pair.size) * self.p[pair]
         self.ev_pair = pair
         self.ev_val = special.betainccinv(self.alpha[pair], self.beta[pair], u)
-        self.ev_bounds = np.searchsorted(step, np.arange(self.rows + 1))
+        self.ev_bounds = np.searchsorted(step, np.arange(self.rows + 1)).tolist()
 
     # -- one step -----------------------------------------------------------------------------
     def choose(self, shapes: np.ndarray) -> np.ndarray:
@@ -104,9 +104,11 @@ class LazyBetaThompson:
             row[self.ev_pair[lo:hi]] = self.ev_val[lo:hi]
         self.k += 1
         d = self.direct_idx
-        g = self.rng.standard_gamma(shapes[self.shape_idx])
         n = d.size
-        row[d] = g[:n] / (g[:n] + g[n:])
+        g = self.rng.standard_gamma(shapes[self.shape_idx])
+        ga, gb = g[:n], g[n:]
+        np.add(ga, gb, out=gb)
+        row[d] = np.divide(ga, gb, out=ga)
         flat = row.reshape(self.R, self.K).argmax(1)
         flat += self.row_base
         low = row[flat] <= self.s
@@ -127,7 +129,10 @@ class LazyBetaThompson:
     def pulled(self, flat: np.ndarray) -> None:
         """The posteriors of the pulled pairs changed: lazy ones are drawn directly from now on
         in this block (their events were set for the old posterior)."""
-        new = flat[~self.direct[flat]]
+        known = self.direct[flat]
+        if known.all():  # the usual case: only leaders and contenders were pulled
+            return
+        new = flat[~known]
         if new.size:
             self.direct[new] = True
             self.base[new] = 0.0
