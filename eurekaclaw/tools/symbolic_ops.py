@@ -83,8 +83,7 @@ def declare(request: dict[str, Any], texts: list[str], integer: str | None = Non
     for text in texts:
         _used_names(parse_relation_text(text, "expression"), names)
     for name in sorted(names - known):
-        domain = "integer" if name == integer else "real"
-        declared.append(ClaimVariable(name=name, domain=domain))
+        declared.append(ClaimVariable(name=name, domain="integer" if name == integer else "real"))
     return declared
 
 
