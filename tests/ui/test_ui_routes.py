@@ -191,8 +191,14 @@ def test_skills_page_installs_the_built_in_skills_and_lists_them(isolated_home: 
     assert installed
     page = c.get("/skills").text
     assert all(name in page for name in installed)
-    r = c.post("/skills/install", data={"csrf": csrf_token(TOKEN), "source": str(isolated_home / "nowhere")})
-    assert r.status_code == 400 and "error:" in r.text
+    # the browser app reads nothing outside EUREKACLAW_DIR: no local folders, archives or file:// remotes
+    outside = isolated_home.parent / "my-skills"
+    (outside / "secret-skill").mkdir(parents=True)
+    (outside / "secret-skill" / "SKILL.md").write_text("---\nname: secret-skill\ndescription: x\n---\nbody\n")
+    for source in (str(outside), f"file://{outside}", "/etc", "git@example.org:x/y.git"):
+        r = c.post("/skills/install", data={"csrf": csrf_token(TOKEN), "source": source})
+        assert r.status_code == 400 and "eurekaclaw install-skills" in r.text, source
+    assert not (isolated_home / "skills" / "secret-skill").exists()
 
 
 def test_a_damaged_file_is_shown_as_damaged_and_left_in_place(isolated_home: Path) -> None:
