@@ -68,6 +68,14 @@ def test_a_prove_launched_from_the_page_is_an_ordinary_session(isolated_home: Pa
     assert [r["session_id"] for r in rows] == [sid] and rows[0]["theory_status"] == "proved"
     # nothing of the run lands in the working directory (no ./results copy from the UI)
     assert meta["output_dir"] is None
+    # the evaluation can be recomputed from the page, as `eval-session` does
+    report = Workspace(isolated_home).runs_dir / sid / "eval_report.json"
+    report.unlink()
+    assert 'id="no-eval"' in c.get(f"/sessions/{sid}/eval").text
+    r = c.post(f"/sessions/{sid}/evaluate", data={"csrf": csrf_token(TOKEN)})
+    assert r.status_code == 303 and r.headers["location"] == f"/sessions/{sid}/eval"
+    total = json.loads(report.read_text())["total"]
+    assert f"{total:.3f}" in c.get(f"/sessions/{sid}/eval").text
 
 
 def test_human_gate_stop_pauses_and_resume_with_approvals_finishes(isolated_home: Path, scripted: None) -> None:
