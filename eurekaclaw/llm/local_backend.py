@@ -333,6 +333,9 @@ REVIEW_MIN_PARAMS = 7_000_000_000
 
 class LocalBackend(BaseLLMClient):
     name = "local"
+    # agents skip their tool loop (agents/theory/tool_answer.py): a small model answers
+    # without tools anyway, and only a structured request gets its JSON grammar
+    offers_tools = False
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings

@@ -26,8 +26,9 @@ TOOL_TURNS = 4
 async def ask_with_tools(agent: BaseAgent, request: LLMRequest, output: type[M], tools: list[str],
                          used: list[str] | None = None) -> M:
     """`output` from the model, which may call `tools` (names in the agent's registry) first;
-    the names it called are appended to `used`. Without tools, a plain structured request."""
-    if not tools:
+    the names it called are appended to `used`. Without tools, or with a backend that cannot
+    use them (`offers_tools = False`: the local backend), a plain structured request."""
+    if not tools or not getattr(getattr(agent.client, "backend", None), "offers_tools", True):
         return await agent.ask_structured(request, output)
     note = render_prompt("theory_prover_tools", tools=tools, schema=output.model_json_schema())
     first = request.messages[0]

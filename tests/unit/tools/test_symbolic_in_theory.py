@@ -57,3 +57,18 @@ async def test_prover_refiner_and_verifier_use_symbolic_without_it_raising_a_lev
     assert not {c.checker for c in record.checks} & {"sympy", "symbolic"}
     traces = {t["lemma_id"]: t for t in ctx.bus.get("tool_traces")}
     assert "symbolic" in traces["L1"]["tools"]
+
+
+async def test_a_backend_that_cannot_use_tools_gets_plain_structured_requests(tmp_path):
+    """The local backend (offers_tools = False) answers without tools anyway; the agents ask it
+    for the object directly (with its grammar) instead of a free-text round and a repair."""
+    script = Script()
+    ctx, backend, _ = make_ctx(tmp_path, script)
+    backend.offers_tools = False
+    register_symbolic_tool(ctx.tools, ctx.settings)
+    put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
+    await TheoryStage().run(ctx, InputSpec(mode="prove", statement="s"))
+    assert ctx.bus.get_theory_state().status == "proved"
+    for role in ("prover", "verifier"):
+        first = script.calls(role, "L1")[0]
+        assert first.tools == [] and first.output_name() is not None, role
