@@ -255,6 +255,15 @@ def create_app(token: str, hosts: set[str]) -> Any:
         status = 400 if exc.exit_code == 2 else 409
         return page(request, "error.html", code=status, message=exc.user_message())
 
+    async def on_bug(request: Request, exc: Exception) -> Response:
+        # a bug still ends in one readable line (the traceback goes to the server's log)
+        import logging
+
+        from eurekaclaw.redact import scrub
+
+        logging.getLogger(__name__).error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return page(request, "error.html", code=500, message=scrub(f"internal error: {type(exc).__name__}: {exc}"))
+
     routes = [
         Route("/", sessions),
         Route("/launch", launch_form, methods=["GET"]),
@@ -275,7 +284,8 @@ def create_app(token: str, hosts: set[str]) -> Any:
         Route("/sessions/{sid}/files/{name}", session_file),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={UIError: on_ui_error, EurekaError: on_eureka_error})
+    app = Starlette(routes=routes, exception_handlers={UIError: on_ui_error, EurekaError: on_eureka_error,
+                                                          Exception: on_bug})
     return Guard(app, token=token, hosts=hosts)
 
 

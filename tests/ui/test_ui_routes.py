@@ -242,3 +242,19 @@ def test_experiment_curves_and_bound_checks_are_drawn(isolated_home: Path) -> No
     assert page.count("<polyline") == 3  # UCB1, epsilon_greedy and the bound
     assert 'stroke-dasharray="6 4"' in page  # the bound is dashed
     assert ">violated<" in page and "ucb1_gap_free violated at T=1000" in page
+
+
+def test_a_bug_is_one_readable_line_not_a_traceback(isolated_home: Path, monkeypatch) -> None:
+    from eurekaclaw.ui import data
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom sk-ant-api03-SECRETSECRETSECRET")
+
+    monkeypatch.setattr(data, "session_rows", broken)
+    c = TestClient(create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}",
+                   raise_server_exceptions=False)
+    c.cookies.set(cookie_name(TOKEN), TOKEN)
+    r = c.get("/")
+    assert r.status_code == 500
+    assert "internal error: RuntimeError: boom" in r.text and "Traceback" not in r.text
+    assert "SECRETSECRET" not in r.text
