@@ -38,8 +38,11 @@ def _group_stats(records: list[RunRecord]) -> dict[str, Any]:
     on_false = [r for r in records if r.truth == "false"]
     on_true = [r for r in records if r.truth == "true"]
     by_stage: Counter[str] = Counter()
+    cost_by_stage: Counter[str] = Counter()
     for r in records:
         by_stage.update(r.tokens_by_stage)
+        cost_by_stage.update(r.cost_by_stage)
+    costs_known = all(r.cost_usd is not None for r in records)
     return {
         "runs": len(records),
         "correct": wilson(sum(1 for r in judged if r.correct), len(judged)).as_dict(),
@@ -57,6 +60,8 @@ def _group_stats(records: list[RunRecord]) -> dict[str, Any]:
         "tokens": sum(r.tokens for r in records),
         "tokens_mean": _mean([r.tokens for r in records]),
         "tokens_by_stage": dict(sorted(by_stage.items())),
+        # None when a run's cost is unknown: a partial sum would read as the whole
+        "cost_by_stage": {k: round(v, 6) for k, v in sorted(cost_by_stage.items())} if costs_known else None,
         "cost_usd": _cost(records),
         "eval_mean": _mean([r.eval_total for r in records if r.eval_total is not None]),
         "wall_s": round(sum(r.wall_s for r in records), 3),
@@ -131,6 +136,15 @@ def markdown(summary: dict[str, Any], manifest: dict[str, Any]) -> str:
         for c in summary["comparisons"]:
             lines.append(f"| {c['a']} | {c['b']} | {c['pairs']} | {c['both_correct']} | {c['only_a_correct']} | "
                          f"{c['only_b_correct']} | {c['neither_correct']} | {c['false_proved_a']} / {c['false_proved_b']} | {c['mcnemar_p']:.4g} |")
+    stages = sorted({k for s in summary["overall"].values() for k in s["tokens_by_stage"]})
+    if stages:
+        lines += ["", "## Tokens (cost) by stage", "", "| config | " + " | ".join(stages) + " |",
+                  "|---|" + "---|" * len(stages)]
+        for label, s in summary["overall"].items():
+            costs = s["cost_by_stage"]
+            cells = [f"{s['tokens_by_stage'].get(k, 0)} ({_money(costs.get(k, 0.0) if costs is not None else None)})"
+                     for k in stages]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines += ["", "## Per problem", "", "| config | problem | truth | runs | proved | refuted | undecided | weakest level when proved | lemmas | refinements | tokens (mean) |",
               "|---|---|---|---|---|---|---|---|---|---|---|"]
     for label, per in summary["problems"].items():

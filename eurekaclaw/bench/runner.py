@@ -105,8 +105,8 @@ def build_manifest(options: BenchOptions, bench_id: str) -> dict[str, Any]:
     return {
         "bench_id": bench_id,
         "created_at": datetime.now(UTC).isoformat(),
-        "git": manifest_mod.git_commit(),
-        "git_commit": manifest_mod.git_commit().get("commit"),
+        "git": (git := manifest_mod.git_commit()),
+        "git_commit": git.get("commit"),
         "versions": manifest_mod.versions(),
         "machine": manifest_mod.machine(),
         "options": options.model_dump(mode="json", exclude={"problems", "configs"}),
@@ -165,6 +165,11 @@ def run_bench(
 
     if resume:
         manifest = load_manifest(bench_dir)
+        # a resumed bench may run on other code: each continuation is on the record
+        manifest.setdefault("resumes", []).append({
+            "at": datetime.now(UTC).isoformat(), "git": manifest_mod.git_commit(), "versions": manifest_mod.versions(),
+            "options": options.model_dump(mode="json", include={"workers", "ray_address", "budget_usd", "budget_tokens",
+                                                                "run_budget_usd", "run_budget_tokens"})})
     elif (bench_dir / MANIFEST).exists():
         raise BadInputError(f"{bench_dir} already holds a bench; use --resume {bench_dir} to continue it")
     preflight(options)  # before anything is written: a bad configuration leaves no folder behind

@@ -58,6 +58,8 @@ def test_resume_reruns_only_the_run_that_did_not_finish(tmp_path: Path) -> None:
     assert seen == ["honest/demo-shifted-quadratic/1"]
     assert _verdicts(again.records) == EXPECTED and again.not_run == 0
     assert again.records[0].session_id == first.records[0].session_id  # the finished run was kept
+    manifest = runner.load_manifest(bench_dir)
+    assert len(manifest["resumes"]) == 1 and "commit" in manifest["resumes"][0]["git"]
 
 
 def test_a_total_budget_is_shared_out_and_a_starved_run_is_never_proved(tmp_path: Path) -> None:

@@ -57,8 +57,10 @@ def _record(config: str, pid: str, truth: str, status: str | None, rep: int = 1,
 
 def test_summary_rates_comparison_and_renderings() -> None:
     records = [
-        _record("a", "t1", "true", "proved", tokens=100, cost_usd=0.01),
-        _record("a", "f1", "false", "refuted", tokens=50, cost_usd=0.02),
+        _record("a", "t1", "true", "proved", tokens=100, cost_usd=0.01, tokens_by_stage={"theory": 60, "survey": 40},
+                cost_by_stage={"theory": 0.006, "survey": 0.004}),
+        _record("a", "f1", "false", "refuted", tokens=50, cost_usd=0.02, tokens_by_stage={"theory": 50},
+                cost_by_stage={"theory": 0.02}),
         _record("a", "f2", "false", "refuted", tokens=50, cost_usd=0.0),
         _record("b", "t1", "true", "proved", tokens=10, cost_usd=None),
         _record("b", "f1", "false", "proved", tokens=10, cost_usd=None),
@@ -70,6 +72,8 @@ def test_summary_rates_comparison_and_renderings() -> None:
     assert b["correct"]["hits"] == 1 and b["false_proved"] == {**b["false_proved"], "hits": 1, "n": 2, "rate": 0.5}
     assert b["undecided"] == 1 and b["errors"] == 1
     assert a["cost_usd"] == 0.03 and b["cost_usd"] is None  # an unknown cost is never $0
+    assert a["tokens_by_stage"] == {"survey": 40, "theory": 110}
+    assert a["cost_by_stage"] == {"survey": 0.004, "theory": 0.026} and b["cost_by_stage"] is None
     assert a["weakest_levels"] == {"smt": 1}
     (cmp,) = summary["comparisons"]
     assert (cmp["pairs"], cmp["both_correct"], cmp["only_a_correct"], cmp["only_b_correct"]) == (3, 1, 2, 0)
@@ -80,5 +84,6 @@ def test_summary_rates_comparison_and_renderings() -> None:
                               "configs": [{"label": "a", "settings": {}}, {"label": "b", "settings": {}}]})
     assert "| b | 3 |" in text and "**1/2 (50%" in text and "f1 ⚠ false-proved" in text
     assert "unknown" in text and "6 of 8 planned" in text
+    assert "| a | 40 ($0.0040) | 110 ($0.0260) |" in text and "| b | 0 (unknown) | 0 (unknown) |" in text
     rows = list(csv.DictReader(io.StringIO(csv_text(records))))
     assert len(rows) == 6 and rows[3]["cost_usd"] == "unknown" and rows[4]["false_proved"] == "True"
