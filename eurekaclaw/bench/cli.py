@@ -11,7 +11,7 @@ import typer
 def bench_command(
     problem_sets: Annotated[list[str] | None, typer.Argument(
         help="Problem sets: a bundled set (general, demo), a domain level (mab:1) or a .yaml/.json file "
-             "[default: general].")] = None,
+             "(default: general).")] = None,
     config: Annotated[list[str] | None, typer.Option(
         "--config", "-c", help="A configuration to run: default | memory_guided | LABEL:key=value,... "
                                "(keys: llm, review_llm, pipeline or a setting). Repeat to compare.")] = None,
@@ -30,9 +30,10 @@ def bench_command(
     budget_tokens: Annotated[int | None, typer.Option("--budget-tokens", min=0, help="Total tokens for the whole bench.")] = None,
     problem_budget_usd: Annotated[float | None, typer.Option("--problem-budget-usd", min=0.0, help="Cap for each session (one problem, one run).")] = None,
     problem_budget_tokens: Annotated[int | None, typer.Option("--problem-budget-tokens", min=0, help="Token cap for each session.")] = None,
-    out: Annotated[str | None, typer.Option("--out", "-o", help="Bench folder [default: $EUREKACLAW_DIR/bench/<id>].")] = None,
+    out: Annotated[str | None, typer.Option("--out", "-o", help="Bench folder (default: $EUREKACLAW_DIR/bench/<id>).")] = None,
     resume: Annotated[str | None, typer.Option("--resume", metavar="BENCH_DIR", help="Continue an interrupted bench; finished runs are kept.")] = None,
-    demo: Annotated[bool, typer.Option("--demo", help="The scripted demonstration: honest and careless scripted models on the demo set, offline.")] = False,
+    demo: Annotated[bool, typer.Option("--demo", help="The scripted demonstration: honest and careless scripted models (and the careless one with "
+                                                 "an independent reviewer) on the demo set, offline.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show debug logs and tracebacks.")] = False,
 ) -> None:
