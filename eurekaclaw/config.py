@@ -111,7 +111,6 @@ class Settings(BaseSettings):
     max_tokens_prover: int = Field(default=8192, ge=64, le=200_000)
     max_tokens_verifier: int = Field(default=4096, ge=64, le=200_000)
     max_tokens_writer: int = Field(default=8192, ge=64, le=200_000)
-    max_tokens_fast: int = Field(default=1024, ge=64, le=200_000)
     # Learn-stage replies (insights, distilled skills): a list of up to 6 insights or 4 skills
     # in JSON needs ~2–3k tokens; a cut-off reply is rejected, never half-used.
     max_tokens_learn: int = Field(default=4096, ge=256, le=200_000)
@@ -219,7 +218,7 @@ def load_settings(**overrides: Any) -> Settings:
     # pydantic-settings lets later env files win, and real environment variables beat both.
     env_files = tuple(str(p) for p in (home_env, Path(".env")) if p.is_file())
     try:
-        return Settings(_env_file=env_files or None, **overrides)
+        return Settings(_env_file=env_files or None, **overrides)  # type: ignore[call-arg]  # pydantic-settings init kwarg
     except ValidationError as exc:
         raise ConfigError(_error_line(exc)) from None
     except SettingsError as exc:

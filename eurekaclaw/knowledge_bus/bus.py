@@ -131,17 +131,6 @@ class KnowledgeBus:
     def get_pipeline(self) -> PipelineState | None:
         return self._data.get("pipeline")
 
-    def append_citations(self, papers: list[Paper]) -> None:
-        """Add papers to the bibliography, skipping ones already present (DOI, arXiv id, id)."""
-        bib = self.get_bibliography() or Bibliography()
-        seen = {paper_identity(p) for p in bib.papers}
-        for paper in papers:
-            key = paper_identity(paper)
-            if key not in seen:
-                bib.papers.append(paper)
-                seen.add(key)
-        self.put_bibliography(bib)
-
     # --- persistence -----------------------------------------------------------------------------
     def _persist_key(self, key: str) -> None:
         if self.session_dir is None:
@@ -158,13 +147,6 @@ class KnowledgeBus:
             except TypeError:
                 continue
         atomic_write_json(self.session_dir / EXTRA_FILE, extras)
-
-    def persist(self, session_dir: Path) -> None:
-        self.session_dir = Path(session_dir)
-        for key in list(self._data):
-            if key in TYPED_ARTIFACTS and self._data[key] is not None:
-                self._persist_key(key)
-        self._persist_key("__extras__")
 
     @classmethod
     def load(cls, session_id: str, session_dir: Path) -> KnowledgeBus:

@@ -217,47 +217,17 @@ class OpenAICompatBackend(BaseLLMClient):
 
     # --- response ------------------------------------------------------------------------------
     def _parse(self, data: dict[str, Any], request: LLMRequest, model: str) -> LLMResponse:
-        choices = data.get("choices") or []
-        if not choices or not isinstance(choices[0], dict):
-            raise LLMRetryableError(f"{self.url} answered without choices", reason="no_choices",
-                                    usage=_billed(data.get("usage")))
-        choice = choices[0]
+        """An OpenAI chat completion as our response: message text → tool calls (the forced
+        output tool becomes the structured answer) → structured answer from the text when the
+        server has no tool mode → stop reason."""
+        choice = self._first_choice(data)
         message = choice.get("message") or {}
-        text = message.get("content") or ""
-        if isinstance(text, list):  # some servers return content parts
-            text = "".join(p.get("text", "") for p in text if isinstance(p, dict))
-        forced = output_tool_name(request.output) if request.output is not None else None
-        structured: dict[str, Any] | None = None
-        calls: list[ToolUseBlock] = []
-        for i, call in enumerate(message.get("tool_calls") or []):
-            fn = call.get("function") or {}
-            raw = fn.get("arguments") or "{}"
-            args = (
-                _json_object(raw)
-                if isinstance(raw, str)
-                else (raw if isinstance(raw, dict) else None)
-            )
-            if forced and self.structured_mode == "tool" and fn.get("name") == forced:
-                if args is None:
-                    text = text or str(raw)  # SessionLLM shows the bad arguments in its repair call
-                structured = args
-                continue
-            if args is None:
-                log.warning(
-                    "openai_compat: arguments of tool %s are not a JSON object", fn.get("name")
-                )
-                args = {}
-            calls.append(
-                ToolUseBlock(id=call.get("id") or f"call_{i}", name=fn.get("name", ""), input=args)
-            )
+        text = _message_text(message)
+        structured, calls, bad_arguments = self._tool_calls(message, request)
+        if bad_arguments is not None:
+            text = text or bad_arguments  # SessionLLM shows the bad arguments in its repair call
         if request.output is not None and structured is None and self.structured_mode != "tool":
-            structured = _json_object(text) if self.structured_mode == "json_schema" else None
-            if structured is None:
-                try:
-                    found = extract_json(text)
-                    structured = found if isinstance(found, dict) else None
-                except ValueError:
-                    structured = None
+            structured = self._structured_from_text(text)
         stop = _FINISH.get(choice.get("finish_reason") or "stop", "end_turn")
         if stop == "tool_use" and not calls:
             stop = "end_turn"  # the only call was the structured answer: nothing to execute
@@ -269,6 +239,54 @@ class OpenAICompatBackend(BaseLLMClient):
             usage=_usage(data.get("usage")),
             model=str(data.get("model") or model),
         )
+
+    def _first_choice(self, data: dict[str, Any]) -> dict[str, Any]:
+        choices = data.get("choices") or []
+        if not choices or not isinstance(choices[0], dict):
+            raise LLMRetryableError(f"{self.url} answered without choices", reason="no_choices",
+                                    usage=_billed(data.get("usage")))
+        return choices[0]
+
+    def _tool_calls(
+        self, message: dict[str, Any], request: LLMRequest,
+    ) -> tuple[dict[str, Any] | None, list[ToolUseBlock], str | None]:
+        """(the forced output tool's arguments, the other tool calls, the forced tool's raw
+        arguments when they are not a JSON object)."""
+        forced = output_tool_name(request.output) if request.output is not None else None
+        structured: dict[str, Any] | None = None
+        bad_arguments: str | None = None
+        calls: list[ToolUseBlock] = []
+        for i, call in enumerate(message.get("tool_calls") or []):
+            fn = call.get("function") or {}
+            raw = fn.get("arguments") or "{}"
+            args = _json_object(raw) if isinstance(raw, str) else (raw if isinstance(raw, dict) else None)
+            if forced and self.structured_mode == "tool" and fn.get("name") == forced:
+                structured = args
+                bad_arguments = str(raw) if args is None else None
+                continue
+            if args is None:
+                log.warning("openai_compat: arguments of tool %s are not a JSON object", fn.get("name"))
+                args = {}
+            calls.append(ToolUseBlock(id=call.get("id") or f"call_{i}", name=fn.get("name", ""), input=args))
+        return structured, calls, bad_arguments
+
+    def _structured_from_text(self, text: str) -> dict[str, Any] | None:
+        """The JSON object of a reply in json_schema/json mode (or embedded in prose)."""
+        structured = _json_object(text) if self.structured_mode == "json_schema" else None
+        if structured is not None:
+            return structured
+        try:
+            found = extract_json(text)
+        except ValueError:
+            return None
+        return found if isinstance(found, dict) else None
+
+
+def _message_text(message: dict[str, Any]) -> str:
+    text = message.get("content") or ""
+    if isinstance(text, list):  # some servers return content parts
+        text = "".join(p.get("text", "") for p in text if isinstance(p, dict))
+    return str(text)
 
 
 # --- conversion helpers ------------------------------------------------------------------------------

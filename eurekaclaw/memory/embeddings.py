@@ -19,7 +19,7 @@ import os
 import threading
 import zlib
 from collections import Counter
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -35,8 +35,12 @@ INSTALL_HINT = "pip install 'eurekaclaw[embeddings]'"
 
 @runtime_checkable
 class Embedder(Protocol):
-    name: str
-    dim: int
+    # Read-only in the protocol: LazyEmbedder answers them from the embedder it resolves to.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
 
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
@@ -103,7 +107,7 @@ class SentenceModelEmbedder:
         self._model = None
         self._lock = threading.Lock()
 
-    def _load(self):  # noqa: ANN202 - the model type lives in an optional package
+    def _load(self) -> Any:  # the model type lives in an optional package
         with self._lock:
             if self._model is None:
                 # Belt and braces: the model files are local, and the hub must not be asked.
@@ -206,11 +210,11 @@ class LazyEmbedder:
         return self._real
 
     @property
-    def name(self) -> str:  # type: ignore[override]
+    def name(self) -> str:
         return self.resolve().name
 
     @property
-    def dim(self) -> int:  # type: ignore[override]
+    def dim(self) -> int:
         return self.resolve().dim
 
     def embed(self, texts: list[str]) -> np.ndarray:

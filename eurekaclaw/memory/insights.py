@@ -14,6 +14,7 @@ one says its standing in the <memories> block.
 
 from __future__ import annotations
 
+import builtins
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -281,12 +282,12 @@ class DomainInsights:
         out = [self.read(domain, e.get("file", "")) for e in self.entries(domain)]
         return [i for i in out if i is not None]
 
-    def domains(self) -> list[str]:
+    def domains(self) -> builtins.list[str]:
         if not self.root.is_dir():
             return []
         return sorted(p.name for p in self.root.iterdir() if (p / INDEX_FILE).exists())
 
-    def load_for_injection(self, domain: str, k: int = 4, query: str = "") -> list[DomainInsight]:
+    def load_for_injection(self, domain: str, k: int = 4, query: str = "") -> builtins.list[DomainInsight]:
         """The k most relevant confident insights a later session may be shown (see
         DomainInsight.injectable: never a retracted one, nor a result of a session whose claim
         was shown false): cosine similarity to `query` when there is one, most recent first
@@ -309,7 +310,7 @@ class DomainInsights:
                 break
         return out
 
-    def _rank(self, domain: str, entries: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
+    def _rank(self, domain: str, entries: builtins.list[dict[str, Any]], query: str) -> builtins.list[dict[str, Any]]:
         import numpy as np
 
         emb = self.embedder
@@ -374,7 +375,7 @@ def _attr(value: str) -> str:
     )
 
 
-def render_memories_block(insights: list[DomainInsight]) -> str:
+def render_memories_block(insights: builtins.list[DomainInsight]) -> str:
     """`<memories>…</memories>` for a system prompt; empty when there is nothing to say.
     Every memory says whether its session established its result (`status`), so an
     unverified note is never read as known."""

@@ -13,6 +13,7 @@ point until the first update.
 
 from __future__ import annotations
 
+import builtins
 import logging
 from collections.abc import Iterable
 from pathlib import Path
@@ -159,7 +160,7 @@ class SkillRegistry:
     def __contains__(self, name: object) -> bool:
         return name in self._skills
 
-    def get_by_tags(self, tags: Iterable[str]) -> list[SkillRecord]:
+    def get_by_tags(self, tags: Iterable[str]) -> builtins.list[SkillRecord]:
         """Skills sharing at least one tag, most shared tags first."""
         wanted = {t.lower() for t in tags}
         scored = []
@@ -169,7 +170,7 @@ class SkillRegistry:
                 scored.append((-overlap, record.meta.name, record))
         return [r for *_, r in sorted(scored, key=lambda x: (x[0], x[1]))]
 
-    def get_by_role(self, role: str) -> list[SkillRecord]:
+    def get_by_role(self, role: str) -> builtins.list[SkillRecord]:
         """The skills an agent of `role` may be offered; a retracted skill (distilled from a
         session whose result was later shown false) never is."""
         return [r for r in self.list() if role_matches(r.meta.agent_roles, role) and not r.meta.retracted]

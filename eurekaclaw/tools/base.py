@@ -13,6 +13,7 @@ from typing import Any
 
 from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.llm.types import (
+    ContentBlock,
     LLMRequest,
     LLMResponse,
     Message,
@@ -35,8 +36,9 @@ class BaseTool(ABC):
         """JSON schema of the tool's input object."""
 
     @abstractmethod
-    async def call(self, **kwargs: Any) -> Any:
-        """Run the tool; the result must be JSON-serialisable."""
+    async def call(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the tool with the input object's fields as keyword arguments; the result must
+        be JSON-serialisable. (A subclass names its own parameters.)"""
 
     def spec(self) -> ToolSpec:
         return ToolSpec(name=self.name, description=self.description, input_schema=self.input_schema())
@@ -125,7 +127,7 @@ async def run_tool_loop(
         if not response.tool_calls or final_turn:
             return response, messages + [response.assistant_message()]
         messages.append(response.assistant_message())
-        results = []
+        results: list[ContentBlock] = []
         for call in response.tool_calls:
             text, is_error = await registry.call(call.name, call.input)
             if on_tool_call:

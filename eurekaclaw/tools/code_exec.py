@@ -15,14 +15,12 @@ say why in one line (sandbox_reason()).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from eurekaclaw.tools import sandbox
-from eurekaclaw.tools.base import BaseTool
 from eurekaclaw.tools.sandbox import SandboxUnavailable  # noqa: F401 - re-exported for callers
 
 Isolation = Literal["bubblewrap", "none"]
@@ -174,25 +172,3 @@ def run_python(
         stdout_truncated=run.stdout_truncated, stderr_truncated=run.stderr_truncated, timed_out=run.timed_out,
         limit=limit, seconds=round(run.seconds, 3), isolation=isolation_info, limits=run.limits, warnings=[],
     )
-
-
-class CodeExecutionTool(BaseTool):
-    name = "run_python"
-    description = (
-        "Run a short Python program in a sandbox (no network, no secrets, CPU/memory/time "
-        "limits) and return its JSON output. The program must print one JSON object on stdout."
-    )
-
-    def __init__(self, *, timeout_s: float = 60.0, cpu_s: int = 60, memory_mb: int = 1024):
-        self.timeout_s, self.cpu_s, self.memory_mb = timeout_s, cpu_s, memory_mb
-
-    def input_schema(self) -> dict[str, Any]:
-        return {"type": "object", "properties": {"code": {"type": "string", "description": "Python 3 source"}},
-                "required": ["code"]}
-
-    async def call(self, **kwargs: Any) -> Any:
-        if detect_isolation() == "none":
-            raise RuntimeError(f"code execution is disabled: {sandbox_reason()}")
-        result = await asyncio.to_thread(run_python, str(kwargs["code"]), timeout_s=self.timeout_s,
-                                         cpu_s=self.cpu_s, memory_mb=self.memory_mb, max_output_bytes=20_000)
-        return {k: v for k, v in result.to_dict().items() if k not in ("limits",)}

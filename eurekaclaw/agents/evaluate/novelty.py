@@ -82,7 +82,7 @@ def closest_papers(
         }
         for p, s in ranked
     ]
-    top = [c["similarity"] for c in closest[:TOP_K]]
+    top = [round(s, 6) for _, s in ranked[:TOP_K]]  # the figures shown in `closest`
     mean_top = sum(top) / len(top)
     reference = _reference_similarity(vectors[1:])
     if reference is not None and reference > 0:

@@ -8,6 +8,8 @@ and the reasons for the constants below.
 
 from __future__ import annotations
 
+from typing import Any
+
 from eurekaclaw.agents.learn.trust import review_kind
 from eurekaclaw.types.artifacts import (
     Bibliography,
@@ -109,7 +111,7 @@ def formal_correctness(theory: TheoryState | None, weight: float) -> EvalDimensi
     if theory is None:
         return EvalDimension(name=name, score=0.0, weight=weight, explanation="no theory state: nothing was proved")
     ids = list(dict.fromkeys([*theory.lemma_dag, *theory.proven_lemmas]))
-    per_lemma: dict[str, dict[str, object]] = {}
+    per_lemma: dict[str, dict[str, Any]] = {}
     for lid in ids:
         record = theory.proven_lemmas.get(lid)
         if record is None:
@@ -119,7 +121,7 @@ def formal_correctness(theory: TheoryState | None, weight: float) -> EvalDimensi
             per_lemma[lid] = {"level": record.verification_level, "checked_by": checked_by, "score": score}
             if record.reviewer:
                 per_lemma[lid]["reviewer"] = record.reviewer
-    mean = sum(float(v["score"]) for v in per_lemma.values()) / len(per_lemma) if per_lemma else 0.0  # type: ignore[arg-type]
+    mean = sum(float(v["score"]) for v in per_lemma.values()) / len(per_lemma) if per_lemma else 0.0
     cap, why = correctness_cap(theory)
     score = min(mean, cap)
     self_reviewed = sum(1 for v in per_lemma.values() if v["checked_by"] in ("self-review", "reviewer not recorded"))

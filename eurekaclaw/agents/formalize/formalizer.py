@@ -80,6 +80,11 @@ def _follow_up(request: LLMRequest, answer: BaseModel, text: str) -> LLMRequest:
     return request.model_copy(update={"messages": messages})
 
 
+def _claim_dump(out: LemmaOut) -> dict[str, Any] | None:
+    claim = out.claim
+    return claim.model_dump() if claim is not None else None
+
+
 class Formalizer(BaseAgent):
     role = "formalizer"
     max_tokens_key = "formalize"
@@ -159,8 +164,8 @@ class Formalizer(BaseAgent):
         self.log("claims to repair; asking once for fixes", claims=bad)
         prompt = render_prompt(
             "formalize_claims_repair",
-            problems=[{"lemma_id": k, "reason": v, "claim": json.dumps(
-                outs[k].claim.model_dump() if outs[k].claim else None)} for k, v in bad.items()],
+            problems=[{"lemma_id": k, "reason": v, "claim": json.dumps(_claim_dump(outs[k]))}
+                      for k, v in bad.items()],
         )
         try:
             fixes = await self.ask_structured(_follow_up(request, plan, prompt), ClaimFixes)

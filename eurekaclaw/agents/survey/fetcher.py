@@ -52,11 +52,11 @@ def choose_papers(
             take(paper)
     else:
         for raw in relevant_ids:
-            paper = pool.get(str(raw))
-            if paper is None:
+            found = pool.get(str(raw))
+            if found is None:
                 dropped.append(str(raw))
             else:
-                take(paper)
+                take(found)
     if dropped:
         notes.append(
             f"dropped {len(dropped)} paper id(s) the model named that no literature tool "

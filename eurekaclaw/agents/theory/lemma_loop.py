@@ -16,6 +16,7 @@ failed attempts.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from eurekaclaw.agents.formalize.surgery import insert_split
@@ -28,7 +29,7 @@ from eurekaclaw.agents.theory.mechanical import (
     run_checks,
     stored_refutation,
 )
-from eurekaclaw.agents.theory.models import ProofAttempt
+from eurekaclaw.agents.theory.models import ProofAttempt, ReviewVerdict
 from eurekaclaw.agents.theory.prover import Prover, Refiner
 from eurekaclaw.agents.theory.refutation import refute
 from eurekaclaw.agents.theory.run import TheoryRun
@@ -73,6 +74,21 @@ class _Unusable(Exception):
     """A broad repair that gave neither a valid split nor a new proof."""
 
 
+@dataclass
+class _Attempts:
+    """The state one lemma's attempts share: the current proof and how many attempts are used."""
+
+    lid: str
+    claim_checks: list[CheckResult]
+    prover: Prover
+    refiner: Refiner
+    verifier: Verifier
+    searcher: CounterexampleSearcher
+    candidate: ProofAttempt | None = None
+    reverify: bool = False  # the last review was unreadable: review the same proof again
+    used: int = 0
+
+
 class LemmaWorker:
     def __init__(self, run: TheoryRun) -> None:
         self.run = run
@@ -86,15 +102,33 @@ class LemmaWorker:
 
     # --- the loop -------------------------------------------------------------------------------
     async def _prove(self, lid: str) -> LemmaOutcome:
+        settled, claim_checks = await self._before_proving(lid)
+        if settled is not None:
+            return settled
+        run = self.run
+        loop = _Attempts(lid, claim_checks, Prover(run), Refiner(run), Verifier(run),
+                         CounterexampleSearcher(run), used=len(run.failures(lid)))
+        while loop.used < run.settings.theory_max_iterations:
+            outcome = await self._attempt(loop, loop.used + 1)
+            if outcome is not None:
+                return outcome
+        run.record_trace(lid, False, loop.prover.tools_used)
+        run.note(f"lemma {lid} not proven after {loop.used} attempts")
+        run.set_status(lid, "failed", attempt=loop.used)
+        return "failed"
+
+    async def _before_proving(self, lid: str) -> tuple[LemmaOutcome | None, list[CheckResult]]:
+        """What settles a lemma before any proof is written — a counterexample found earlier,
+        its claim refuted by a checker, a verified citation — and the claim's checks."""
         run = self.run
         node = run.node(lid)
         earlier = stored_refutation(lid, node.claim, run.state.counterexamples)
         if earlier is not None:
-            return await self._refuted(lid, earlier)
+            return await self._refuted(lid, earlier), []
         claim_checks = await run_checks(node.claim, settings=run.settings)
         hit = confirmed_refutation(claim_checks)
         if hit is not None:
-            return await self._refuted(lid, from_check(lid, hit))
+            return await self._refuted(lid, from_check(lid, hit)), claim_checks
         if node.provenance == "known":
             paper = verified_paper(run.ctx.bus.get_bibliography(), node.citation)
             if paper is None:
@@ -104,82 +138,102 @@ class LemmaWorker:
                 run.note(f"lemma {lid} is cited, but a mechanical check failed on its claim; "
                          "proved like a new lemma")
             else:
-                return self._cite(lid, paper, claim_checks)
-        prover, refiner = Prover(run), Refiner(run)
-        verifier, searcher = Verifier(run), CounterexampleSearcher(run)
-        max_iter, window = run.settings.theory_max_iterations, run.settings.stagnation_window
-        candidate: ProofAttempt | None = None
-        reverify = False
-        used = len(run.failures(lid))
-        while used < max_iter:
-            attempt = used + 1
-            run.set_status(lid, "in_progress", attempt=attempt)
-            failures = run.failures(lid)
-            if not reverify:
-                try:
-                    if candidate is None:
-                        candidate = await prover.write(lid)
-                    elif stagnant(failures, window):
-                        repaired = await self._broad(lid, refiner, candidate, failures[-1].error_category)
-                        if repaired is None:
-                            return "split"
-                        candidate = repaired
-                    else:
-                        candidate = await refiner.targeted(lid, candidate.proof, last_real_failure(failures))
-                except (LLMOutputError, _Unusable) as exc:
-                    text = exc.message if isinstance(exc, LLMOutputError) else str(exc)
-                    self._fail(lid, attempt, candidate.proof if candidate else "", "unparseable",
-                               f"the proof reply could not be used: {text}", [])
-                    used += 1
-                    continue
-            reverify = False
-            checks = claim_checks
-            if candidate.formal_proof and node.claim is None:
-                run.note(f"lemma {lid}: a formal proof was given but the lemma has no claim to "
-                         "generate its statement from; ignored")
-                candidate.formal_proof = candidate.formal_helpers = None
-            if candidate.formal_proof:
-                checks = await run_checks(node.claim, settings=run.settings, seed=attempt,
-                                          formal_proof=candidate.formal_proof,
-                                          formal_helpers=candidate.formal_helpers)
-                hit = confirmed_refutation(checks)
-                if hit is not None:
-                    return await self._refuted(lid, from_check(lid, hit))
-            try:
-                review = await verifier.review(lid, candidate.proof, candidate.formal_proof)
-            except LLMOutputError as exc:
-                self._fail(lid, attempt, candidate.proof, "unparseable",
-                           f"the review reply could not be read ({exc.message}); not accepted", checks)
-                used += 1
-                reverify = True
-                continue
-            review_check = CheckResult(
-                checker="llm_review",
-                verdict="passed" if review_passed(review) else "failed",
-                detail=review_text(review),
-                version=verifier.identity(),
-            )
-            mech_failed = failed_checks(checks)
-            if review_passed(review) and not mech_failed:
-                self._record(lid, attempt, candidate, checks + [review_check], review.confidence, prover)
-                return "proved"
-            if mech_failed:
-                formal = any(c.checker in ("coq", "lean", "formal") for c in mech_failed)
-                category = "formal_check" if formal else "mechanical_check"
-                detail = "\n".join(f"{c.checker}: {c.detail}" for c in mech_failed)
-                text = f"{detail}\n\nreview:\n{review_text(review)}"
-            else:
-                category, text = review_category(review), review_text(review)
-            self._fail(lid, attempt, candidate.proof, category, text, checks + [review_check])
-            used += 1
-            # Also after the last attempt: a refuted lemma can be re-planned, a failed one not.
-            cx = await searcher.search(lid, text)
-            if cx is not None:
-                return await self._refuted(lid, cx)
-        run.record_trace(lid, False, prover.tools_used)
-        run.note(f"lemma {lid} not proven after {used} attempts")
-        run.set_status(lid, "failed", attempt=used)
-        return "failed"
+                return self._cite(lid, paper, claim_checks), claim_checks
+        return None, claim_checks
+
+    async def _attempt(self, loop: _Attempts, attempt: int) -> LemmaOutcome | None:
+        """One attempt: propose → check → review → decide. An outcome ends the lemma; None
+        goes on to the next attempt (the failure, if any, is recorded and counted)."""
+        self.run.set_status(loop.lid, "in_progress", attempt=attempt)
+        if not loop.reverify:
+            proposed = await self._propose(loop, attempt)
+            if proposed == "split":
+                return "split"
+            if proposed is None:
+                return None
+            loop.candidate = proposed
+        loop.reverify = False
+        candidate = loop.candidate
+        assert candidate is not None  # set by the first successful proposal
+        checks, refuted = await self._check(loop, candidate, attempt)
+        if refuted is not None:
+            return refuted
+        try:
+            review = await loop.verifier.review(loop.lid, candidate.proof, candidate.formal_proof)
+        except LLMOutputError as exc:
+            # The proof stands; only its review is retried.
+            self._fail(loop.lid, attempt, candidate.proof, "unparseable",
+                       f"the review reply could not be read ({exc.message}); not accepted", checks)
+            loop.used += 1
+            loop.reverify = True
+            return None
+        return await self._decide(loop, attempt, candidate, checks, review)
+
+    async def _propose(self, loop: _Attempts, attempt: int) -> ProofAttempt | Literal["split"] | None:
+        """A first proof, a broad repair (after stagnation) or a targeted one; "split" when the
+        lemma was split into sub-lemmas; None when the reply was unusable (recorded)."""
+        lid, candidate = loop.lid, loop.candidate
+        failures = self.run.failures(lid)
+        try:
+            if candidate is None:
+                return await loop.prover.write(lid)
+            if stagnant(failures, self.run.settings.stagnation_window):
+                repaired = await self._broad(lid, loop.refiner, candidate, failures[-1].error_category)
+                return "split" if repaired is None else repaired
+            return await loop.refiner.targeted(lid, candidate.proof, last_real_failure(failures))
+        except (LLMOutputError, _Unusable) as exc:
+            text = exc.message if isinstance(exc, LLMOutputError) else str(exc)
+            self._fail(lid, attempt, candidate.proof if candidate else "", "unparseable",
+                       f"the proof reply could not be used: {text}", [])
+            loop.used += 1
+            return None
+
+    async def _check(self, loop: _Attempts, candidate: ProofAttempt,
+                     attempt: int) -> tuple[list[CheckResult], LemmaOutcome | None]:
+        """The mechanical checks of this proof: the claim's, plus the formal proof's when one was
+        given (it can only be checked against a statement generated from the lemma's claim)."""
+        run, lid = self.run, loop.lid
+        if candidate.formal_proof and run.node(lid).claim is None:
+            run.note(f"lemma {lid}: a formal proof was given but the lemma has no claim to "
+                     "generate its statement from; ignored")
+            candidate.formal_proof = candidate.formal_helpers = None
+        if not candidate.formal_proof:
+            return loop.claim_checks, None
+        checks = await run_checks(run.node(lid).claim, settings=run.settings, seed=attempt,
+                                  formal_proof=candidate.formal_proof,
+                                  formal_helpers=candidate.formal_helpers)
+        hit = confirmed_refutation(checks)
+        if hit is not None:
+            return checks, await self._refuted(lid, from_check(lid, hit))
+        return checks, None
+
+    async def _decide(self, loop: _Attempts, attempt: int, candidate: ProofAttempt,
+                      checks: list[CheckResult], review: ReviewVerdict) -> LemmaOutcome | None:
+        """Record the proof (review passed, no mechanical check failed) or the failure, then
+        look for a counterexample — also after the last attempt: a refuted lemma can be
+        re-planned, a failed one not."""
+        lid = loop.lid
+        review_check = CheckResult(
+            checker="llm_review",
+            verdict="passed" if review_passed(review) else "failed",
+            detail=review_text(review),
+            version=loop.verifier.identity(),
+        )
+        mech_failed = failed_checks(checks)
+        if review_passed(review) and not mech_failed:
+            self._record(lid, attempt, candidate, checks + [review_check], review.confidence, loop.prover)
+            return "proved"
+        if mech_failed:
+            formal = any(c.checker in ("coq", "lean", "formal") for c in mech_failed)
+            category = "formal_check" if formal else "mechanical_check"
+            detail = "\n".join(f"{c.checker}: {c.detail}" for c in mech_failed)
+            text = f"{detail}\n\nreview:\n{review_text(review)}"
+        else:
+            category, text = review_category(review), review_text(review)
+        self._fail(lid, attempt, candidate.proof, category, text, checks + [review_check])
+        loop.used += 1
+        cx = await loop.searcher.search(lid, text)
+        return await self._refuted(lid, cx) if cx is not None else None
 
     # --- outcomes --------------------------------------------------------------------------------
     def _fail(self, lid: str, attempt: int, proof: str, category: str, text: str,

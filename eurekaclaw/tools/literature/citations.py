@@ -32,7 +32,7 @@ from eurekaclaw.tools.literature.http import SourceUnavailable
 from eurekaclaw.tools.literature.ids import strip_arxiv_version
 from eurekaclaw.tools.literature.matching import RANK_NO_MATCH, cited_fields, judge_record
 from eurekaclaw.tools.literature.openalex import OpenAlexClient
-from eurekaclaw.tools.literature.records import ascii_fold, last_name, make_paper, title_words
+from eurekaclaw.tools.literature.records import ascii_fold, last_name, title_words
 from eurekaclaw.tools.literature.semantic_scholar import SemanticScholarClient
 from eurekaclaw.tools.literature.titles import SUSPICIOUS_AT, VERIFIED_AT, title_similarity
 from eurekaclaw.types.artifacts import CitationStatus, Paper
@@ -215,15 +215,6 @@ class CitationVerifier:
         # every source answered.
         checks_ran = any(answered for _, answered in results)
         return [p for p, _ in results], checks_ran
-
-    async def verify_citation(
-        self, title: str, *, doi: str | None = None, arxiv_id: str | None = None,
-        authors: list[str] | None = None, year: int | None = None, venue: str | None = None,
-    ) -> Paper:
-        """Check one citation, e.g. one a model wrote. Give its authors, year or venue when
-        known: with a title (and ids) alone it can at best be `unverified`."""
-        return await self.verify(make_paper("citation", title=title, doi=doi, arxiv_id=arxiv_id,
-                                            authors=authors, year=year, venue=venue))
 
 
 # --------------------------------------------------------------------------------------------

@@ -289,9 +289,10 @@ class LiteratureHttp:
         With `expect`, a 2xx body that does not parse as that kind counts as a failure (a
         proxy's HTML page must neither reach a parser nor the cache)."""
         host = urlsplit(url).hostname or url
-        key = HttpCache.key(method, url, params, body) if self.cache and cache else None
-        if key is not None:
-            hit = self.cache.get(key)
+        store = self.cache if cache else None
+        key = HttpCache.key(method, url, params, body) if store is not None else None
+        if store is not None and key is not None:
+            hit = store.get(key)
             if hit is not None:
                 return hit
         try:
@@ -300,13 +301,13 @@ class LiteratureHttp:
                 self.breaker(host).record_failure(f"unreadable {expect} answer")
                 raise SourceUnavailable(host, f"answered with unreadable {expect}")
         except SourceUnavailable:
-            stale = self.cache.get(key, allow_stale=True) if key is not None else None
+            stale = store.get(key, allow_stale=True) if store is not None and key is not None else None
             if stale is not None:
                 log.info("%s unavailable; using a stale cached answer", host)
                 return stale
             raise
-        if key is not None and 200 <= response.status < 300:
-            self.cache.put(key, response)
+        if store is not None and key is not None and 200 <= response.status < 300:
+            store.put(key, response)
         return response
 
     async def _send(

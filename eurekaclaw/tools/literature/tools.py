@@ -120,7 +120,8 @@ class FetchPapersTool(_LiteratureTool):
         }
 
     async def call(self, ids: list[str]) -> dict[str, Any]:
-        valid, invalid = [], []
+        valid: list[str] = []
+        invalid: list[str] = []
         for raw in ids[:20]:
             ref = parse_paper_id(raw)
             (valid if ref else invalid).append(ref.value if ref else raw)

@@ -240,18 +240,19 @@ async def test_title_only_citations_still_count_as_checked(respx_mock) -> None:
     _, oa, s2 = mock_pnas_and_searches(respx_mock)
     service = make_service()
     async with service.http:
-        checked = await service.verifier.verify_citation(CHEMCROW)
+        checked = await service.verifier.verify(make_paper("citation", title=CHEMCROW))
         (listed,), ran = await service.verify([make_paper("model", title=CHEMCROW)])
     assert checked.verification == listed.verification == "unverified"
     assert ran  # every answer was "unverified", yet the sources did answer
     assert s2.call_count == 0  # OpenAlex found the title; S2 could not have done better
 
 
-async def test_verify_citation_with_authors_verifies(respx_mock) -> None:
+async def test_a_citation_with_authors_verifies(respx_mock) -> None:
     mock_pnas_and_searches(respx_mock)
     service = make_service()
     async with service.http:
-        checked = await service.verifier.verify_citation(CHEMCROW, authors=["A. M. Bran", "P. Schwaller"])
+        checked = await service.verifier.verify(
+            make_paper("citation", title=CHEMCROW, authors=["A. M. Bran", "P. Schwaller"]))
     assert checked.verification == "verified"
     assert "agrees on authors (Bran, Schwaller)" in checked.verification_detail
 

@@ -23,8 +23,8 @@ from eurekaclaw.llm.types import LLMRequest, Message
 
 PACKAGE = Path(eurekaclaw.__file__).resolve().parent
 # `ask_structured(request, Model)`, `.structured(request, Model)`, `_ask(request, Model, what)`,
-# `output=Model`
-CALL = re.compile(r"(?:ask_structured|\.structured|\b_ask)\([^()]*?(?:\([^()]*\))?[^()]*?,\s*([A-Z]\w+)[,)]"
+# `ask_with_tools(agent, request, Model, …)`, `output=Model`
+CALL = re.compile(r"(?:ask_structured|\.structured|\b_ask|\bask_with_tools)\([^()]*?(?:\([^()]*\))?[^()]*?,\s*([A-Z]\w+)[,)]"
                   r"|output=([A-Z]\w+)")
 
 
