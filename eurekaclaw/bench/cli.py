@@ -85,7 +85,7 @@ def bench_command(
 
     def progress(record: Any, finished: int, total: int) -> None:
         level = f" ({record.weakest_level})" if record.verdict == "proved" and record.weakest_level else ""
-        flag = "  FALSE STATEMENT PROVED" if record.false_proved else ""
+        flag = "  FALSE STATEMENT PROVED" if record.false_proved else "  TRUE STATEMENT REFUTED" if record.true_refuted else ""
         why = f" - {record.error}" if record.error else ""
         err().print(f"[{finished}/{total}] {record.run_id}: {record.verdict}{level} in {record.wall_s:.1f}s{flag}{why}",
                     markup=False, highlight=False)

@@ -150,7 +150,7 @@ def markdown(summary: dict[str, Any], manifest: dict[str, Any]) -> str:
     for label, per in summary["problems"].items():
         for pid, s in per.items():
             levels = ", ".join(f"{k}×{v}" for k, v in sorted(s["weakest_levels"].items())) or "–"
-            flag = " ⚠ false-proved" if s["false_proved"]["hits"] else ""
+            flag = " ⚠ false-proved" if s["false_proved"]["hits"] else " ⚠ true refuted" if s["true_refuted"]["hits"] else ""
             lines.append(f"| {label} | {pid}{flag} | {s['truth']} | {s['runs']} | {s['proved']['hits']} | {s['refuted']['hits']} | "
                          f"{s['undecided']} | {levels} | {s['lemmas_mean']} | {s['refinement_cycles_mean']} | {s['tokens_mean']} |")
     return "\n".join(lines) + "\n"
