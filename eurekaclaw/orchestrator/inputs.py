@@ -137,9 +137,15 @@ def check_home_dir(home: Path) -> None:
     probe = target
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
+    hint = "point EUREKACLAW_DIR at a directory; the default is ~/.eurekaclaw"
     if not probe.is_dir():
         where = "is a file" if probe == target else f"is under {probe}, which is not a directory"
-        raise MissingConfigError(
-            f"EUREKACLAW_DIR={target} {where}",
-            hint="point EUREKACLAW_DIR at a directory; the default is ~/.eurekaclaw",
-        )
+        raise MissingConfigError(f"EUREKACLAW_DIR={target} {where}", hint=hint)
+    if probe != target:
+        # it will be created: try that where it would happen (/proc/x, /sys/x look writable to root)
+        try:
+            os.rmdir(tempfile.mkdtemp(prefix=".eurekaclaw-probe-", dir=probe))
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            raise MissingConfigError(f"EUREKACLAW_DIR={target} cannot be created: {probe}: {reason}",
+                                     hint=hint) from None

@@ -171,3 +171,17 @@ def test_help_still_works_and_bare_command_shows_help() -> None:
         assert result.exit_code == 0 and "Usage" in result.output
     # the default in --output's help text survives rich markup
     assert "./results/<session_id>" in " ".join(runner.invoke(app, ["prove", "--help"], env={"COLUMNS": "300"}).output.split())
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux /proc")
+def test_eurekaclaw_dir_that_cannot_be_created_is_a_configuration_error(monkeypatch) -> None:
+    monkeypatch.setenv("EUREKACLAW_DIR", "/proc/eurekaclaw-x")
+    result = runner.invoke(app, ["prove", "x >= 0", "--llm", "schema"])
+    assert "cannot be created" in one_error_line(result, 3)
+    with pytest.raises(MissingConfigError):
+        inputs.check_home_dir(Path("/proc/eurekaclaw-x"))
+
+
+def test_a_creatable_eurekaclaw_dir_is_accepted_and_not_created_by_the_check(tmp_path: Path) -> None:
+    inputs.check_home_dir(tmp_path / "new" / "home")
+    assert list(tmp_path.iterdir()) == []
