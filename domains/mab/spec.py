@@ -114,50 +114,87 @@ def work_units(spec: MABExperimentSpec) -> float:
 
 
 def check_spec(spec: MABExperimentSpec, max_work: float = MAX_WORK) -> list[str]:
-    """Problems that make the spec unusable (empty when it can run), one readable line each."""
-    errors: list[str] = []
-    if len(spec.instances) > MAX_INSTANCES:
-        errors.append(f"{len(spec.instances)} instances: at most {MAX_INSTANCES}")
-    if len(spec.policies) > MAX_POLICIES:
-        errors.append(f"{len(spec.policies)} policies: at most {MAX_POLICIES}")
-    if len(spec.horizons) > MAX_HORIZONS:
-        errors.append(f"{len(spec.horizons)} horizons: at most {MAX_HORIZONS}")
-    if len(spec.bounds) > MAX_BOUNDS:
-        errors.append(f"{len(spec.bounds)} bounds: at most {MAX_BOUNDS}")
+    """Problems that make the spec unusable (empty when it can run), one readable line each.
+    Each step checks one concern; the order of the lines is the order of the steps."""
+    return [
+        *_size_problems(spec),
+        *_horizon_problems(spec),
+        *_instances_problems(spec),
+        *_policy_problems(spec),
+        *_bounds_problems(spec),
+        *_work_problems(spec, max_work),
+    ]
+
+
+def _size_problems(spec: MABExperimentSpec) -> list[str]:
+    """How many of each thing the spec asks for, against the caps."""
+    caps = [
+        (len(spec.instances), "instances", MAX_INSTANCES),
+        (len(spec.policies), "policies", MAX_POLICIES),
+        (len(spec.horizons), "horizons", MAX_HORIZONS),
+        (len(spec.bounds), "bounds", MAX_BOUNDS),
+    ]
+    errors = [f"{n} {what}: at most {cap}" for n, what, cap in caps if n > cap]
     if spec.repetitions > MAX_REPETITIONS:
         errors.append(f"repetitions {spec.repetitions}: at most {MAX_REPETITIONS}")
+    return errors
+
+
+def _horizon_problems(spec: MABExperimentSpec) -> list[str]:
     bad_h = [h for h in spec.horizons if not 10 <= h <= MAX_HORIZON]
-    if bad_h:
-        errors.append(f"horizons {bad_h}: each must lie in [10, {MAX_HORIZON}]")
+    return [f"horizons {bad_h}: each must lie in [10, {MAX_HORIZON}]"] if bad_h else []
+
+
+def _instances_problems(spec: MABExperimentSpec) -> list[str]:
+    """Distinct names, then each instance's arms, means and change points."""
+    errors: list[str] = []
     names = [i.name for i in spec.instances]
     if len(set(names)) != len(names):
         errors.append(f"instance names must be distinct: {names}")
-    families = {i.name: i.family for i in spec.instances}
+    horizon = max(spec.horizons)
     for inst in spec.instances:
         if len(inst.means) > MAX_ARMS:
             errors.append(f"instance {inst.name}: {len(inst.means)} arms, at most {MAX_ARMS}")
-        errors.extend(f"instance {inst.name}: {e}" for e in _instance_problems(inst, max(spec.horizons)))
+        errors.extend(f"instance {inst.name}: {e}" for e in _instance_problems(inst, horizon))
+    return errors
+
+
+def _policy_problems(spec: MABExperimentSpec) -> list[str]:
+    """Policies that cannot run on an instance's reward family."""
     problems = {family_problem(pol.name, inst.family) for pol in spec.policies for inst in spec.instances}
-    errors.extend(sorted(p for p in problems if p))
+    return sorted(p for p in problems if p)
+
+
+def _bounds_problems(spec: MABExperimentSpec) -> list[str]:
     policy_names = {p.name for p in spec.policies}
-    for b in spec.bounds:
-        if not b.expression:
-            errors.append(f"bound {b.name}: give `known` (one of {', '.join(BOUND_EXPRESSIONS)}) or an `expression`")
-        if b.known and b.known not in BOUND_EXPRESSIONS:
-            errors.append(f"bound {b.name}: unknown known bound {b.known!r}; known: {', '.join(BOUND_EXPRESSIONS)}")
-        missing = [p for p in b.policies if p not in policy_names]
-        if missing:
-            errors.append(f"bound {b.name}: policies {missing} are not in the spec")
-        missing_i = [i for i in b.instances if i not in families]
-        if missing_i:
-            errors.append(f"bound {b.name}: instances {missing_i} are not in the spec")
+    instance_names = {i.name for i in spec.instances}
+    return [e for b in spec.bounds for e in _bound_problems(b, policy_names, instance_names)]
+
+
+def _bound_problems(b: BoundSpec, policy_names: set[str], instance_names: set[str]) -> list[str]:
+    """A bound needs an expression (its own or a known one's) and may name only what the spec has."""
+    errors: list[str] = []
+    if not b.expression:
+        errors.append(f"bound {b.name}: give `known` (one of {', '.join(BOUND_EXPRESSIONS)}) or an `expression`")
+    if b.known and b.known not in BOUND_EXPRESSIONS:
+        errors.append(f"bound {b.name}: unknown known bound {b.known!r}; known: {', '.join(BOUND_EXPRESSIONS)}")
+    missing = [p for p in b.policies if p not in policy_names]
+    if missing:
+        errors.append(f"bound {b.name}: policies {missing} are not in the spec")
+    missing_i = [i for i in b.instances if i not in instance_names]
+    if missing_i:
+        errors.append(f"bound {b.name}: instances {missing_i} are not in the spec")
+    return errors
+
+
+def _work_problems(spec: MABExperimentSpec, max_work: float) -> list[str]:
     work = work_units(spec)
     if work > max_work:
-        errors.append(
+        return [
             f"spec too large: {work:.3g} cost-weighted run x arm x step units exceed the limit "
             f"{max_work:.3g}; reduce repetitions, horizons, arms or expensive policies (kl_ucb, ts_beta)"
-        )
-    return errors
+        ]
+    return []
 
 
 def _instance_problems(inst: InstanceSpec, horizon: int) -> list[str]:
