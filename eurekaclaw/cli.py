@@ -202,15 +202,25 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _settings(gate: str | None = None, budget_tokens: int | None = None) -> Any:
+    import os
+    from pathlib import Path
+
     from eurekaclaw.config import load_settings
-    from eurekaclaw.orchestrator.inputs import check_settings
+    from eurekaclaw.errors import MissingConfigError
+    from eurekaclaw.orchestrator.inputs import check_home_dir, check_settings
 
     overrides: dict[str, Any] = {}
     if gate is not None:
         overrides["gate_mode"] = gate
     if budget_tokens is not None:
         overrides["eurekaclaw_budget_tokens"] = budget_tokens
-    return check_settings(load_settings(**overrides))
+    if os.environ.get("EUREKACLAW_DIR"):  # before its .env is looked for inside it
+        check_home_dir(Path(os.environ["EUREKACLAW_DIR"]))
+    try:
+        settings = load_settings(**overrides)
+    except OSError as exc:  # a settings file that cannot even be looked at
+        raise MissingConfigError(f"the settings cannot be read: {exc.strerror or exc}") from None
+    return check_settings(settings)
 
 
 def _start_orchestrator(settings: Any, llm: str | None, as_json: bool, review_llm: str | None = None) -> Any:

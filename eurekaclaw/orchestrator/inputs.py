@@ -83,9 +83,8 @@ def check_output_dir(output: str | None) -> str:
     if "\x00" in template:
         raise BadInputError("the output path contains NUL bytes")
     target = Path(template.replace("{session_id}", "")).expanduser().absolute()
-    probe = target
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
+    probe = _nearest_existing(target, lambda reason: BadInputError(
+        f"output directory {_short(target)} cannot be used: {reason}"))
     if not probe.is_dir():
         raise BadInputError(f"output directory {target} cannot be written: {probe} is not a directory")
     if not os.access(probe, os.W_OK | os.X_OK):
@@ -96,6 +95,24 @@ def check_output_dir(output: str | None) -> str:
         reason = exc.strerror or type(exc).__name__
         raise BadInputError(f"output directory {target} cannot be written: {probe}: {reason}") from None
     return str(Path(template).expanduser().absolute())
+
+
+def _short(path: Path) -> str:
+    text = str(path)
+    return text if len(text) <= 120 else text[:80] + "…" + text[-30:]
+
+
+def _nearest_existing(target: Path, error: Any) -> Path:
+    """`target` or its nearest existing ancestor; `error(reason)` is raised when the path
+    cannot even be looked at (a name longer than the file system allows, a loop of links)."""
+    probe = target
+    try:
+        while not probe.exists() and probe != probe.parent:
+            probe = probe.parent
+        probe.is_dir()
+    except OSError as exc:
+        raise error(exc.strerror or type(exc).__name__) from None
+    return probe
 
 
 def check_paper_ids(ids: list[str]) -> list[str]:
@@ -134,9 +151,8 @@ def check_settings(settings: Any) -> Any:
 def check_home_dir(home: Path) -> None:
     target = home.expanduser().absolute()
     _reject_undecodable(str(target), "EUREKACLAW_DIR path")
-    probe = target
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
+    probe = _nearest_existing(target, lambda reason: MissingConfigError(
+        f"EUREKACLAW_DIR={_short(target)} cannot be used: {reason}"))
     hint = "point EUREKACLAW_DIR at a directory; the default is ~/.eurekaclaw"
     if not probe.is_dir():
         where = "is a file" if probe == target else f"is under {probe}, which is not a directory"

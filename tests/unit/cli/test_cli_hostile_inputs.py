@@ -185,3 +185,11 @@ def test_eurekaclaw_dir_that_cannot_be_created_is_a_configuration_error(monkeypa
 def test_a_creatable_eurekaclaw_dir_is_accepted_and_not_created_by_the_check(tmp_path: Path) -> None:
     inputs.check_home_dir(tmp_path / "new" / "home")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_paths_longer_than_the_file_system_allows_are_one_line(monkeypatch) -> None:
+    long_path = "/tmp/" + "a" * 5000
+    result = runner.invoke(app, ["prove", "x >= 0", "--output", long_path, "--llm", "schema"])
+    assert "too long" in one_error_line(result, 2)
+    monkeypatch.setenv("EUREKACLAW_DIR", long_path)
+    assert "too long" in one_error_line(runner.invoke(app, ["sessions"]), 3)
