@@ -89,6 +89,16 @@ def _bind(fn: Callable[[str], Awaitable[T]], arg: str) -> Callable[[], Awaitable
     return lambda: fn(arg)
 
 
+def _outcome(ids: list[str], found: dict[str, Paper], answered: set[str]) -> FetchOutcome:
+    """Every requested id lands in exactly one place: found, missing (a source answered and had
+    nothing) or unreachable (no source could be asked; never read as "no such paper")."""
+    out = FetchOutcome(found=found)
+    for i in ids:
+        if i not in found:
+            (out.missing if i in answered else out.unreachable).append(i)
+    return out
+
+
 class LiteratureService:
     def __init__(self, http: LiteratureHttp, *, s2_api_key: str | None = None,
                  mailto: str | None = None) -> None:
@@ -156,44 +166,57 @@ class LiteratureService:
 
     async def fetch_ids(self, ids: list[str]) -> FetchOutcome:
         """Exactly the given (normalised) ids: arXiv ids from arXiv, others from Semantic
-        Scholar, then CrossRef/OpenAlex for DOIs; Semantic Scholar stands in when arXiv is down."""
-        out = FetchOutcome()
+        Scholar, then CrossRef/OpenAlex for DOIs; Semantic Scholar stands in when arXiv is down.
+        An id is `missing` only when a source answered for it, else `unreachable`."""
         refs = {i: parse_paper_id(i) for i in ids}
         arxiv_ids = [i for i, r in refs.items() if r is not None and r.kind == "arxiv"]
         other_ids = [i for i, r in refs.items() if r is not None and r.kind != "arxiv"]
-        asked_ok: dict[str, bool] = {i: False for i in ids}
 
-        if arxiv_ids:
-            ok, found = await self._guard("arxiv", lambda: self.arxiv.fetch(arxiv_ids))
-            if ok:
-                for i in arxiv_ids:
-                    asked_ok[i] = True
-                    paper = (found or {}).get(strip_arxiv_version(i))
-                    if paper is not None:
-                        out.found[i] = paper
-        pending = [i for i in arxiv_ids if not asked_ok[i]] + other_ids
-        if pending:
-            ok, found = await self._guard("semantic_scholar", lambda: self.s2.fetch(pending))
-            for i in pending:
-                if ok:
-                    asked_ok[i] = True
-                if ok and found and i in found:
-                    out.found[i] = found[i]
-        for i in other_ids:
-            ref = refs[i]
-            if i in out.found or ref is None or ref.kind != "doi":
-                continue
+        found, answered = await self._fetch_arxiv(arxiv_ids)
+        pending = [i for i in arxiv_ids if i not in answered] + other_ids
+        s2_found, s2_answered = await self._fetch_s2(pending)
+        found.update(s2_found)
+        answered |= s2_answered
+        dois = {i: ref.value for i in other_ids
+                if i not in found and (ref := refs[i]) is not None and ref.kind == "doi"}
+        doi_found, doi_answered = await self._fetch_dois(dois)
+        found.update(doi_found)
+        answered |= doi_answered
+        return _outcome(ids, found, answered)
+
+    # Each step returns (requested id -> paper, ids a source answered for, found or not).
+    async def _fetch_arxiv(self, arxiv_ids: list[str]) -> tuple[dict[str, Paper], set[str]]:
+        if not arxiv_ids:
+            return {}, set()
+        ok, found = await self._guard("arxiv", lambda: self.arxiv.fetch(arxiv_ids))
+        if not ok:
+            return {}, set()
+        by_id = found or {}
+        papers = {i: p for i in arxiv_ids if (p := by_id.get(strip_arxiv_version(i))) is not None}
+        return papers, set(arxiv_ids)
+
+    async def _fetch_s2(self, ids: list[str]) -> tuple[dict[str, Paper], set[str]]:
+        if not ids:
+            return {}, set()
+        ok, found = await self._guard("semantic_scholar", lambda: self.s2.fetch(ids))
+        if not ok:
+            return {}, set()
+        by_id = found or {}
+        return {i: by_id[i] for i in ids if i in by_id}, set(ids)
+
+    async def _fetch_dois(self, dois: dict[str, str]) -> tuple[dict[str, Paper], set[str]]:
+        """Requested id -> DOI; CrossRef first, OpenAlex when CrossRef has nothing."""
+        papers: dict[str, Paper] = {}
+        answered: set[str] = set()
+        for i, doi in dois.items():
             for source, lookup in (("crossref", self.crossref.work), ("openalex", self.openalex.work)):
-                ok, paper = await self._guard(source, _bind(lookup, ref.value))
-                asked_ok[i] = asked_ok[i] or ok
+                ok, paper = await self._guard(source, _bind(lookup, doi))
+                if ok:
+                    answered.add(i)
                 if paper is not None:
-                    out.found[i] = paper
+                    papers[i] = paper
                     break
-        for i in ids:
-            if i in out.found:
-                continue
-            (out.missing if asked_ok[i] else out.unreachable).append(i)
-        return out
+        return papers, answered
 
     async def related(self, paper: Paper, *, limit: int = 15) -> list[Paper]:
         """Works the paper cites, from Semantic Scholar."""
