@@ -22,6 +22,10 @@ from eurekaclaw.errors import BadInputError
 MAX_FILE_BYTES = 256 * 1024
 MAX_TOTAL_BYTES = 16 * 1024 * 1024
 MAX_ENTRIES = 5000
+# A skill is a folder with SKILL.md and a few notes; deeper trees only serve to exhaust the
+# recursion of a directory walk (a RecursionError instead of a rejection).
+MAX_DEPTH = 12
+MAX_NAME_CHARS = 1024
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 
 
@@ -43,6 +47,8 @@ def safe_member_path(name: str) -> tuple[PurePosixPath | None, str]:
         return None, "path traversal ('..')"
     if not parts:
         return None, "empty path"
+    if len(parts) > MAX_DEPTH or len(name) > MAX_NAME_CHARS:
+        return None, f"nested deeper than {MAX_DEPTH} folders or a name over {MAX_NAME_CHARS} characters"
     return PurePosixPath(*parts), ""
 
 

@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field
 
 from eurekaclaw.errors import BadInputError, MissingConfigError
 from eurekaclaw.skills.archive import (
+    MAX_DEPTH,
     MAX_FILE_BYTES,
     MAX_TOTAL_BYTES,
     extract_archive,
@@ -186,9 +187,15 @@ def _scan(tree: Path) -> tuple[list[_Candidate], list[tuple[str, str]]]:
     entries: list[Path] = []
     roots: list[Path] = []
     total = 0
+    too_deep: list[tuple[str, str]] = []
     for dirpath, dirnames, filenames in os.walk(tree, followlinks=False):
         base = Path(dirpath)
         dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_NAMES)
+        if dirnames and len(base.relative_to(tree).parts) + 1 >= MAX_DEPTH:
+            # not descended into: the walk would recurse once per level
+            too_deep += [((base / d).relative_to(tree).as_posix(), f"nested deeper than {MAX_DEPTH} folders")
+                         for d in dirnames]
+            dirnames[:] = []
         for name in [*dirnames, *sorted(filenames)]:
             p = base / name
             if name in IGNORED_NAMES:
@@ -213,6 +220,12 @@ def _scan(tree: Path) -> tuple[list[_Candidate], list[tuple[str, str]]]:
             loose.append((rel, reason))
         else:
             candidates[owner].files.append(p)
+    for rel, reason in too_deep:
+        owner = next((r for r in roots if r in (tree / rel).parents), None)
+        if owner is None:
+            loose.append((rel, reason))
+        elif not candidates[owner].problem:
+            candidates[owner].problem = f"{(tree / rel).relative_to(owner).as_posix()} is {reason}"
     ordered = sorted(candidates.values(), key=lambda c: c.root.as_posix())
     return ordered, loose
 

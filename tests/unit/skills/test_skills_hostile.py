@@ -123,3 +123,29 @@ def test_a_clean_archive_installs(tmp_path):
     report = install_skills(str(archive), tmp_path / "dest")
     assert report.installed == ["good"] and not report.rejected
     assert (Path(tmp_path / "dest" / "good" / "notes.md")).read_text() == "notes"
+
+
+def test_a_deeply_nested_archive_is_rejected_not_a_recursion_error(tmp_path):
+    archive = tmp_path / "deep.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("/".join(["a"] * 1500) + "/SKILL.md", SKILL.format(name="deep"))
+        zf.writestr("good/SKILL.md", SKILL.format(name="good"))
+    report = install_skills(str(archive), tmp_path / "dest")
+    assert report.installed == []
+    assert any("nested deeper" in r.reason for r in report.rejected)
+
+
+def test_a_deeply_nested_folder_is_rejected_not_a_recursion_error(tmp_path):
+    src = tmp_path / "src"
+    write_skill(src, "good")
+    holder = write_skill(src, "holder")
+    deep = holder.joinpath(*(["a"] * 60))
+    os.makedirs(deep)
+    (deep / "notes.md").write_text("deep")
+    stray = src.joinpath(*(["b"] * 60))
+    os.makedirs(stray)
+    report = install_skills(str(src), tmp_path / "dest")
+    assert report.installed == ["good"]
+    reasons = {r.name: r.reason for r in report.rejected}
+    assert "nested deeper" in reasons["holder"]
+    assert any("nested deeper" in reason for reason in reasons.values() if reason != reasons["holder"])
