@@ -39,6 +39,10 @@ def clean_statement(statement: str, what: str = "statement") -> str:
     if "\x00" in statement:
         raise BadInputError(f"the {what} contains NUL bytes")
     _reject_undecodable(statement, what)
+    for i, ch in enumerate(statement):
+        # terminal escapes would reach the live display, the logs and the paper verbatim
+        if (ord(ch) < 32 and ch not in "\t\n\r") or 127 <= ord(ch) < 160:
+            raise BadInputError(f"the {what} contains a control character (U+{ord(ch):04X} at character {i + 1})")
     if len(statement) > MAX_STATEMENT_CHARS:
         raise BadInputError(
             f"the {what} is {len(statement):,} characters long; the limit is {MAX_STATEMENT_CHARS:,}"

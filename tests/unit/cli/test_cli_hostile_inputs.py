@@ -193,3 +193,10 @@ def test_paths_longer_than_the_file_system_allows_are_one_line(monkeypatch) -> N
     assert "too long" in one_error_line(result, 2)
     monkeypatch.setenv("EUREKACLAW_DIR", long_path)
     assert "too long" in one_error_line(runner.invoke(app, ["sessions"]), 3)
+
+
+@pytest.mark.parametrize("text", ["x >= 0 \x1b]0;pwned\x07", "x >= 0\x1b[2J", "x >= 0 \x9b31m", "x\x7f >= 0"])
+def test_terminal_control_characters_are_refused(text: str) -> None:
+    with pytest.raises(BadInputError, match="control character"):
+        inputs.clean_statement(text)
+    assert inputs.clean_statement("For all x,\n\tx >= 0") == "For all x,\n\tx >= 0"
