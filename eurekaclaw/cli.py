@@ -207,15 +207,17 @@ def _settings(gate: str | None = None, budget_tokens: int | None = None) -> Any:
 
     from eurekaclaw.config import load_settings
     from eurekaclaw.errors import MissingConfigError
-    from eurekaclaw.orchestrator.inputs import check_home_dir, check_settings
+    from eurekaclaw.orchestrator.inputs import check_env_files, check_home_dir, check_settings
 
     overrides: dict[str, Any] = {}
     if gate is not None:
         overrides["gate_mode"] = gate
     if budget_tokens is not None:
         overrides["eurekaclaw_budget_tokens"] = budget_tokens
+    check_env_files()
     if os.environ.get("EUREKACLAW_DIR"):  # before its .env is looked for inside it
         check_home_dir(Path(os.environ["EUREKACLAW_DIR"]))
+        check_env_files(Path(os.environ["EUREKACLAW_DIR"]) / ".env")
     try:
         settings = load_settings(**overrides)
     except OSError as exc:  # a settings file that cannot even be looked at

@@ -246,10 +246,12 @@ def init_command(
     """
     from eurekaclaw.config import load_settings
     from eurekaclaw.console import err, out
-    from eurekaclaw.orchestrator.inputs import check_home_dir
+    from eurekaclaw.orchestrator.inputs import check_env_files, check_home_dir
 
+    check_env_files()
     home = load_settings().eurekaclaw_dir
     check_home_dir(home)
+    check_env_files(Path(home) / ".env")
     try:
         # --api-key-stdin means stdin is the key, not answers: then every other value is a flag
         choice = collect(backend, base_url=base_url, model=model, api_key_stdin=api_key_stdin,

@@ -139,6 +139,9 @@ def _home_problem(settings: Settings) -> str | None:
 
 
 def doctor_report(*, online: bool = False) -> dict[str, Any]:
+    from eurekaclaw.orchestrator.inputs import check_env_files
+
+    check_env_files()  # a FIFO named .env would block the settings forever
     settings = load_settings()
     llm = _backend_summary(settings)
     # only backends that carry a profile; scripted/replay need arguments doctor does not have

@@ -152,6 +152,18 @@ def check_settings(settings: Any) -> Any:
     return settings
 
 
+def check_env_files(*paths: Path) -> None:
+    """./.env (and others given) must be regular files when present: python-dotenv would wait
+    forever on a FIFO and fail on a directory, before any setting is known."""
+    for path in (Path(".env"), *paths):
+        try:
+            if (path.exists() or path.is_symlink()) and not path.is_file():
+                raise ConfigError(f"{path} is not a regular file; settings are read from it",
+                                  hint="remove it or replace it with a KEY=value file")
+        except OSError as exc:
+            raise ConfigError(f"{path} cannot be read: {exc.strerror or exc}") from None
+
+
 def check_home_dir(home: Path) -> None:
     target = home.expanduser().absolute()
     _reject_undecodable(str(target), "EUREKACLAW_DIR path")

@@ -200,3 +200,23 @@ def test_terminal_control_characters_are_refused(text: str) -> None:
     with pytest.raises(BadInputError, match="control character"):
         inputs.clean_statement(text)
     assert inputs.clean_statement("For all x,\n\tx >= 0") == "For all x,\n\tx >= 0"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dir"])
+@pytest.mark.parametrize("args", [["sessions"], ["doctor", "--json"], ["init", "--backend", "local", "--no-check"]])
+def test_a_dot_env_that_is_not_a_file_is_one_line_not_a_hang(tmp_path: Path, monkeypatch, kind: str,
+                                                            args: list[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("EUREKACLAW_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    if kind == "fifo":
+        os.mkfifo(tmp_path / ".env")  # python-dotenv would wait on it forever
+    else:
+        (tmp_path / ".env").mkdir()
+    result = runner.invoke(app, args)
+    assert "not a regular file" in one_error_line(result, 2)
+
+
+def test_a_dot_env_inside_eurekaclaw_dir_that_is_a_directory(monkeypatch) -> None:
+    (Path(os.environ["EUREKACLAW_DIR"]) / ".env").mkdir(parents=True)
+    assert "not a regular file" in one_error_line(runner.invoke(app, ["sessions"]), 2)
