@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from domains.mab.kl import klucb_index
-from domains.mab.policies_base import Policy
+from domains.mab.policies_base import FloatArray, Policy
 from domains.mab.policies_kl import IMED, BayesUCB, KLUCBExponential, KLUCBGaussian, KLUCBPoisson
 from domains.mab.policies_stateful import DiscountedUCB, Exp3, Exp3IX, RobustUCB, SlidingWindowUCB
 from domains.mab.thompson import LazyBetaThompson
@@ -52,6 +52,8 @@ COST = {"ucb1": 1.0, "moss": 0.6, "etc": 0.3, "eps_greedy": 1.0, "ucb_v": 1.6, "
 class UCB1(Policy):
     name = "ucb1"
     feature_names = ("mean", "sqrt_count")
+    mean: FloatArray
+    sqrt_count: FloatArray
 
     @staticmethod
     def features(c: np.ndarray, s: np.ndarray, q: np.ndarray | None) -> dict[str, np.ndarray]:
@@ -69,6 +71,9 @@ class UCBV(Policy):
     name = "ucb_v"
     feature_names = ("mean", "var", "count")
     needs_sq = True
+    mean: FloatArray
+    var: FloatArray
+    count: FloatArray
 
     @staticmethod
     def features(c: np.ndarray, s: np.ndarray, q: np.ndarray | None) -> dict[str, np.ndarray]:
@@ -93,6 +98,8 @@ class UCBV(Policy):
 
 class KLUCB(Policy):
     name = "kl_ucb"
+    mean: FloatArray
+    count: FloatArray
 
     def choose(self, t: int) -> np.ndarray:
         c = float(self.params.get("c", 0.0))
@@ -104,16 +111,13 @@ class KLUCB(Policy):
 class MOSS(Policy):
     name = "moss"
     feature_names = ("index",)
+    index: FloatArray
 
-    def __init__(self, runs: int, arms: int, horizon: int, params: dict[str, Any], rng: np.random.Generator):
-        super().__init__(runs, arms, horizon, params, rng)
-        ratio = horizon / arms
-
-        def features(c: np.ndarray, s: np.ndarray, q: np.ndarray | None) -> dict[str, np.ndarray]:
-            bonus = np.sqrt(np.maximum(np.log(ratio / c), 0.0) / c)
-            return {"index": s / c + bonus}
-
-        self.features = features  # the index depends on T and K, so it is bound per instance
+    def features(self, c: np.ndarray, s: np.ndarray, q: np.ndarray | None) -> dict[str, np.ndarray]:
+        # the index depends on T and K, so this one reads the instance
+        ratio = self.T / self.K
+        bonus = np.sqrt(np.maximum(np.log(ratio / c), 0.0) / c)
+        return {"index": s / c + bonus}
 
     def choose(self, t: int) -> np.ndarray:
         return self._flat(self.index.reshape(self.R, self.K).argmax(1))
@@ -132,6 +136,8 @@ class TSBeta(Policy):
     name = "ts_beta"
     feature_names = ("alpha", "beta")
     init_round = False
+    alpha: FloatArray
+    beta: FloatArray
 
     @staticmethod
     def features(c: np.ndarray, s: np.ndarray, q: np.ndarray | None) -> dict[str, np.ndarray]:
@@ -168,6 +174,8 @@ class TSBeta(Policy):
 
 class TSGaussian(Policy):
     name = "ts_gaussian"
+    mean: FloatArray
+    count: FloatArray
 
     def choose(self, t: int) -> np.ndarray:
         sigma = float(self.params.get("sigma", 1.0))
@@ -183,6 +191,7 @@ class TSGaussian(Policy):
 class EpsGreedy(Policy):
     name = "eps_greedy"
     feature_names = ("mean",)
+    mean: FloatArray
 
     @staticmethod
     def features(c: np.ndarray, s: np.ndarray, q: np.ndarray | None) -> dict[str, np.ndarray]:
@@ -205,6 +214,7 @@ class EpsGreedy(Policy):
 class ExploreThenCommit(Policy):
     name = "etc"
     feature_names = ("mean",)
+    mean: FloatArray
     features = staticmethod(EpsGreedy.features)
     init_round = False
 

@@ -1,5 +1,8 @@
 """The Policy base class: a vectorised policy over R runs sees an (R, K) matrix of per-arm
-features kept by a PairWindow and returns one flat (run * K + arm) index per run each step."""
+features kept by a PairWindow and returns one flat (run * K + arm) index per run each step.
+
+`bind` sets one attribute per name in `feature_names` (the current value of that feature for
+every pair); each policy declares those attributes with their type, so they are checked."""
 
 from __future__ import annotations
 
@@ -7,10 +10,13 @@ from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from domains.mab.streams import Family
 from domains.mab.window import PairWindow
 
 ONE = np.intp(1)
+FloatArray = npt.NDArray[np.float64]  # one value per (run, arm) pair, flat
 
 
 class Policy(ABC):
@@ -21,7 +27,7 @@ class Policy(ABC):
     needs_sq = False
     needs_reward = False  # policies that update their own state with each pull's reward
     init_round = True  # pull every arm once (t = 1..K) before using the index
-    family = None  # the reward Family, set by make_policy (IMED needs its KL divergence)
+    family: Family | None = None  # reward family, set by make_policy (IMED needs its KL)
 
     def __init__(self, runs: int, arms: int, horizon: int, params: dict[str, Any], rng: np.random.Generator):
         self.R, self.K, self.T = runs, arms, horizon
@@ -31,13 +37,14 @@ class Policy(ABC):
         self.scratch = np.empty(runs * arms)
         self.scratch2d = self.scratch.reshape(runs, arms)
 
-    @staticmethod
-    def features(c: np.ndarray, s: np.ndarray, q: np.ndarray | None) -> dict[str, np.ndarray]:
+    def features(self, c: np.ndarray, s: np.ndarray, q: np.ndarray | None) -> dict[str, np.ndarray]:
+        """Feature values from pull counts c, reward sums s and squared sums q. A method, not a
+        static function, because a feature may depend on the instance (MOSS's on T and K);
+        most policies override it with a staticmethod."""
         return {"mean": s / c, "count": c}
 
     def bind(self, window: PairWindow) -> None:
         self.ptr = window.ptr
-        self.rewards = window.flat_X
         # Current feature values of every pair, refreshed from the window on each pull.
         self._pairs = []
         for name in self.feature_names:
@@ -71,12 +78,19 @@ class RewardPolicy(Policy):
     needs_reward = True
     init_round = False  # unpulled arms are handled by the index (infinite) instead
     feature_names: tuple[str, ...] = ("count",)
+    count: FloatArray
 
     @staticmethod
     def features(c: np.ndarray, s: np.ndarray, q: np.ndarray | None) -> dict[str, np.ndarray]:
         return {"count": c}
 
     t = 0
+
+    def bind(self, window: PairWindow) -> None:
+        super().bind(window)
+        if window.flat_X is None:  # the simulator builds the window from needs_reward
+            raise ValueError(f"{self.name} needs a window that keeps the rewards (needs_reward)")
+        self.rewards: FloatArray = window.flat_X
 
     def pull(self, flat: np.ndarray) -> None:
         super().pull(flat)

@@ -27,7 +27,7 @@ from domains.mab.kl import (
     klucb_gaussian_index,
     klucb_poisson_index,
 )
-from domains.mab.policies_base import Policy
+from domains.mab.policies_base import FloatArray, Policy
 
 
 def klucb_level(t: int, c: float) -> float:
@@ -39,6 +39,8 @@ class BayesUCB(Policy):
     name = "bayes_ucb"
     feature_names = ("alpha", "beta")
     init_round = False
+    alpha: FloatArray
+    beta: FloatArray
 
     @staticmethod
     def features(c: np.ndarray, s: np.ndarray, q: np.ndarray | None) -> dict[str, np.ndarray]:
@@ -53,6 +55,8 @@ class BayesUCB(Policy):
 
 class KLUCBGaussian(Policy):
     name = "kl_ucb_gaussian"
+    mean: FloatArray
+    count: FloatArray
 
     def choose(self, t: int) -> np.ndarray:
         level = klucb_level(t, float(self.params.get("c", 0.0)))
@@ -62,6 +66,8 @@ class KLUCBGaussian(Policy):
 
 class KLUCBExponential(Policy):
     name = "kl_ucb_exp"
+    mean: FloatArray
+    count: FloatArray
 
     def choose(self, t: int) -> np.ndarray:
         level = klucb_level(t, float(self.params.get("c", 0.0)))
@@ -71,6 +77,8 @@ class KLUCBExponential(Policy):
 
 class KLUCBPoisson(Policy):
     name = "kl_ucb_poisson"
+    mean: FloatArray
+    count: FloatArray
 
     def choose(self, t: int) -> np.ndarray:
         level = klucb_level(t, float(self.params.get("c", 0.0)))
@@ -81,6 +89,9 @@ class KLUCBPoisson(Policy):
 class IMED(Policy):
     name = "imed"
     feature_names = ("mean", "count", "log_count")
+    mean: FloatArray
+    count: FloatArray
+    log_count: FloatArray
 
     @staticmethod
     def features(c: np.ndarray, s: np.ndarray, q: np.ndarray | None) -> dict[str, np.ndarray]:

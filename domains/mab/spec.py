@@ -166,7 +166,7 @@ def _policy_problems(spec: MABExperimentSpec) -> list[str]:
 
 
 def _bounds_problems(spec: MABExperimentSpec) -> list[str]:
-    policy_names = {p.name for p in spec.policies}
+    policy_names: set[str] = {p.name for p in spec.policies}
     instance_names = {i.name for i in spec.instances}
     return [e for b in spec.bounds for e in _bound_problems(b, policy_names, instance_names)]
 

@@ -30,9 +30,11 @@ the checks of the theorem's own bounds (not those of a domain's default spec).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from eurekaclaw.agents.experiment.expr import Compiled
 from eurekaclaw.agents.experiment.report import ReportBound, Series, SimulationReport
@@ -45,7 +47,9 @@ R2_TIE = 0.01
 SLOPE_TOL = 0.5
 ROUNDING_TOL = 1e-9  # relative float tolerance: equality up to rounding is no violation
 RATE_ORDER = ("log", "sqrt", "sqrt_log", "linear")
-SHAPES = {
+# A growth shape g(T), applied to the tail's times (an array) and to single end points.
+Shape = Callable[[npt.NDArray[np.float64] | np.float64], npt.NDArray[np.float64] | np.float64]
+SHAPES: dict[str, Shape] = {
     "log": np.log,
     "sqrt": np.sqrt,
     "sqrt_log": lambda t: np.sqrt(t * np.log(t)),
@@ -107,7 +111,7 @@ def tail(series: Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return t[keep], y[keep], se[keep]
 
 
-def _rise(fit: dict[str, float], g: Any, lo: float, hi: float) -> float:
+def _rise(fit: dict[str, float], g: Shape, lo: float, hi: float) -> float:
     """How much the fitted curve a + b g(t) rises from lo to hi."""
     return fit["slope"] * float(g(np.float64(hi)) - g(np.float64(lo)))
 
