@@ -159,7 +159,7 @@ class RunUI:
         # get_renderable: the display is rebuilt at every refresh, so the clock and the running
         # calls' times move even when no event arrives (a model call can take minutes)
         return Live(console=self.console, refresh_per_second=4, transient=False,
-                    get_renderable=self._render_safely, redirect_stderr=False)
+                    get_renderable=self._render_safely)
 
     # --- lifecycle --------------------------------------------------------------------------
     def start(self, session_id: str, headline: str) -> None:
