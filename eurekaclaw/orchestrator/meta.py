@@ -45,6 +45,8 @@ from eurekaclaw.types.tasks import (
     StageRecord,
 )
 
+from eurekaclaw.orchestrator.verdict import paper_problem, refresh_downstream, session_status
+
 log = logging.getLogger(__name__)
 
 PAUSE_POLL_S = 0.5
@@ -195,6 +197,10 @@ class MetaOrchestrator:
             # A failed stage, and a stage skipped for lack of inputs, get a fresh chance.
             if rec.status in ("failed", "skipped"):
                 rec.status, rec.reason, rec.attempts = "pending", "", 0
+        write = pipeline.record("write")
+        if write.status == "completed" and paper_problem(bus.get("paper")):
+            # TeX was there but the PDF was not built: try the paper again
+            write.status, write.reason, write.attempts = "pending", "re-run: paper.pdf was not built", 0
         bus.put_pipeline(pipeline)
         if budget_usd is not None:
             meta.budget_usd = budget_usd
@@ -353,13 +359,9 @@ class MetaOrchestrator:
                 raise asyncio.CancelledError()
             raise RunInterrupted(f"session {session.session_id} paused", hint=hint)
 
-        statuses = [r.status for r in pipeline.stages]
         theory = bus.get_theory_state()
-        partial = any(s in ("failed", "absent") for s in statuses) or (
-            theory is not None and theory.status != "proved"
-        )
-        meta.status = "partial" if partial else "completed"
-        meta.status_reason = self._summary_reason(pipeline, theory)
+        status, meta.status_reason = session_status(pipeline, theory, bus.get("paper"))
+        meta.status = status  # type: ignore[assignment]
         if theory is None and any(session.path.glob("theory_state.json.corrupt-*")):
             # a theorem was formalized but is gone (damaged file): never a success
             meta.status = "failed"
@@ -400,6 +402,11 @@ class MetaOrchestrator:
         if reason:
             self._set(bus, session, pipeline, rec, "skipped", reason)
             return
+        # Before the stage changes its output, whatever later stages built on the old output is
+        # stale: they run again (a resumed Theory stage refreshes the paper, eval and learning).
+        stale = refresh_downstream(pipeline, rec.name)
+        if stale:
+            session.event("stale_stages", after=rec.name, stages=stale)
         max_attempts = 1 + self.settings.stage_max_retries
         while True:
             rec.attempts += 1
@@ -500,16 +507,6 @@ class MetaOrchestrator:
         session.event("stage", name=rec.name, status=status, reason=reason, attempt=rec.attempts)
         self.ui.event("stage", name=rec.name, status=status, reason=reason)
         self.ui.set_pipeline(pipeline)
-
-    @staticmethod
-    def _summary_reason(pipeline: PipelineState, theory: Any) -> str:
-        parts = []
-        if theory is not None:
-            parts.append(f"theorem {theory.status}")
-        bad = [f"{r.name} {r.status}" for r in pipeline.stages if r.status in ("failed", "absent")]
-        if bad:
-            parts.append("; ".join(bad))
-        return ", ".join(parts)
 
     def _finish(
         self, session: SessionDir, meta: SessionMeta, bus: KnowledgeBus, ctx: AgentContext, pipeline: PipelineState

@@ -1,0 +1,67 @@
+"""How a finished run is judged, and which stages a re-run makes stale.
+
+Kept apart from the MetaOrchestrator so the rules that decide a session's status (and thereby
+the CLI's exit code) can be read in one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eurekaclaw.types.artifacts import PaperOutput
+from eurekaclaw.types.tasks import STAGE_ORDER, PipelineState
+
+# Statuses of a stage that already ran to an end in this session. When an earlier stage runs
+# again, what these stages produced was built from the earlier output and is stale.
+_FINISHED = ("completed", "skipped", "failed")
+
+
+def refresh_downstream(pipeline: PipelineState, name: str) -> list[str]:
+    """Put every stage after `name` that already finished back to pending (its paper, evaluation
+    or lessons came from what `name` is about to replace). Returns the stages reset."""
+    position = STAGE_ORDER.index(name)  # type: ignore[arg-type]
+    reset = []
+    for rec in pipeline.stages:
+        if STAGE_ORDER.index(rec.name) > position and rec.status in _FINISHED:
+            rec.status, rec.attempts = "pending", 0
+            rec.reason = f"re-run: {name} ran again, so its output changed"
+            reset.append(rec.name)
+    return reset
+
+
+def paper_problem(paper: Any) -> str:
+    """Why the paper is not a finished paper (TeX present but no PDF), else ''. A session
+    without any LaTeX toolchain writes .tex and .md by design, which is not a failure."""
+    if not isinstance(paper, PaperOutput):
+        return ""
+    if paper.compile_error and not paper.compiled:
+        return f"paper.pdf was not built: {paper.compile_error[:300]}"
+    return ""
+
+
+def paper_note(paper: Any) -> str:
+    """A note for a session whose paper is .tex/.md only because no toolchain exists."""
+    if isinstance(paper, PaperOutput) and not paper.compiled and not paper.compile_error and paper.tex_file:
+        return "no LaTeX toolchain: paper.tex and paper.md only (`eurekaclaw doctor`)"
+    return ""
+
+
+def session_status(pipeline: PipelineState, theory: Any, paper: Any) -> tuple[str, str]:
+    """(status, reason) of a run that went through every stage: `partial` when a stage failed
+    or is missing, the theorem is not proved, or the paper's PDF failed to build."""
+    statuses = [r.status for r in pipeline.stages]
+    problem = paper_problem(paper)
+    partial = (any(s in ("failed", "absent") for s in statuses)
+               or (theory is not None and theory.status != "proved")
+               or bool(problem))
+    parts = []
+    if theory is not None:
+        parts.append(f"theorem {theory.status}")
+    bad = [f"{r.name} {r.status}" for r in pipeline.stages if r.status in ("failed", "absent")]
+    if bad:
+        parts.append("; ".join(bad))
+    if problem:
+        parts.append(problem)
+    elif note := paper_note(paper):
+        parts.append(note)
+    return ("partial" if partial else "completed"), ", ".join(parts)
