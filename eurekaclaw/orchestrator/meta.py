@@ -34,6 +34,7 @@ from eurekaclaw.orchestrator.pivots import PIVOT_POINTS, pivot_if_failed
 from eurekaclaw.orchestrator.progress import RunUI
 from eurekaclaw.orchestrator.session_setup import build_context, copy_outputs
 from eurekaclaw.orchestrator.stages import load_stages
+from eurekaclaw.orchestrator.verdict import paper_problem, refresh_downstream, session_status
 from eurekaclaw.store.session import SessionDir, Workspace
 from eurekaclaw.types.artifacts import utcnow
 from eurekaclaw.types.tasks import (
@@ -44,8 +45,6 @@ from eurekaclaw.types.tasks import (
     SessionMeta,
     StageRecord,
 )
-
-from eurekaclaw.orchestrator.verdict import paper_problem, refresh_downstream, session_status
 
 log = logging.getLogger(__name__)
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from fake_stages import CountingStage
+
 from eurekaclaw.agents.stage import Stage, StageOutcome
 from eurekaclaw.config import load_settings
 from eurekaclaw.llm.scripted import ScriptedBackend
+from eurekaclaw.orchestrator.meta import MetaOrchestrator
 from eurekaclaw.store.files import read_jsonl
 from eurekaclaw.types.artifacts import PaperOutput, TheoryState
 from eurekaclaw.types.tasks import InputSpec
-from fake_stages import CountingStage
-
-from eurekaclaw.orchestrator.meta import MetaOrchestrator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
