@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 from abc import ABC, abstractmethod
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -17,6 +18,7 @@ from eurekaclaw.errors import BadInputError
 
 if TYPE_CHECKING:
     from eurekaclaw.tools.base import ToolRegistry
+    from eurekaclaw.types.artifacts import Paper
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +57,16 @@ class DomainPlugin(ABC):
     def experiment_backend(self) -> Any | None:
         """The plugin's simulator backend for the Experiment stage (see docs/mab.md), or None."""
         return None
+
+    def get_references(self) -> list[Paper]:
+        """Classic results this domain builds on, each checked once when it was added: the
+        `references.json` beside the plugin's module (eurekaclaw/domain_refs.py), else none.
+        The writer cites them when the survey found nothing."""
+        from eurekaclaw.domain_refs import FILE_NAME, load_references
+
+        module = sys.modules.get(type(self).__module__)
+        where = getattr(module, "__file__", None)
+        return load_references(Path(where).with_name(FILE_NAME), self.name) if where else []
 
 
 def discover_plugins() -> dict[str, DomainPlugin]:

@@ -79,6 +79,7 @@ class CitePlan:
     dropped_irrelevant: int = 0
     checks_ran: bool = False
     excluded_keys: set[str] = field(default_factory=set)  # dropped by the compile repair
+    shipped_keys: set[str] = field(default_factory=set)  # from the domain plugin's bibliography
 
     def citable_keys(self) -> set[str]:
         return {self.keys[p.paper_id] for p in self.cited} - self.excluded_keys
@@ -102,7 +103,53 @@ class CitePlan:
                 ids |= {paper.arxiv_id, f"arxiv:{paper.arxiv_id}"}
             if ref in ids or ref.lower() in {i.lower() for i in ids if i}:
                 return key if key in usable else None
-        return None
+        loose = [self.keys[p.paper_id] for p in loosely_named(ref, self.cited)]
+        return loose[0] if len(loose) == 1 and loose[0] in usable else None
+
+    def add_shipped(self, papers: list[Paper]) -> list[str]:
+        """Offer a domain's shipped references (already checked) for citation, skipping the
+        ones the bibliography has already; returns their keys."""
+        have = {paper_identity(p) for p in self.cited + self.unverified}
+        used = set(self.keys.values())
+        added = []
+        for paper in papers:
+            if paper_identity(paper) in have or paper.paper_id in self.keys:
+                continue
+            key, n = base_key(paper), 0
+            candidate = key
+            while candidate in used:
+                n += 1
+                candidate = key + _suffix(n)
+            self.keys[paper.paper_id] = candidate
+            used.add(candidate)
+            self.cited.append(paper)
+            self.shipped_keys.add(candidate)
+            added.append(candidate)
+        return added
+
+    def drop_shipped(self, keep: set[str]) -> None:
+        """Withdraw the shipped references nothing cites (the paper lists what it uses)."""
+        gone = self.shipped_keys - keep
+        self.cited = [p for p in self.cited if self.keys[p.paper_id] not in gone]
+        self.shipped_keys -= gone
+
+
+def _surname(author: str) -> str:
+    name = author.strip()
+    return _ascii_slug(name.split(",")[0] if "," in name else (name.split() or [""])[-1])
+
+
+def loosely_named(ref: str, papers: list[Paper]) -> list[Paper]:
+    """Papers a free-text citation such as "Auer, Cesa-Bianchi and Fischer (2002), Thm. 1"
+    names: the first author's surname and the year appear in it; when several do, only those
+    whose every author's surname appears. Ambiguity is left to the caller (no guess)."""
+    words = set(re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKD", ref).encode("ascii", "ignore").decode().lower()))
+    joined = _ascii_slug(ref)
+    hits = [p for p in papers if p.authors and p.year and str(p.year) in words
+            and _surname(p.authors[0]) and _surname(p.authors[0]) in joined]
+    if len(hits) > 1:
+        hits = [p for p in hits if all(_surname(a) in joined for a in p.authors if _surname(a))]
+    return hits
 
 
 def plan_citations(bib: Bibliography | None) -> CitePlan:
@@ -113,6 +160,8 @@ def plan_citations(bib: Bibliography | None) -> CitePlan:
         if paper.verification == "verified":
             if paper.relevant:
                 plan.cited.append(paper)
+                if any(src.startswith("plugin:") for src in paper.sources):
+                    plan.shipped_keys.add(plan.keys[paper.paper_id])
             else:
                 plan.dropped_irrelevant += 1
         elif paper.verification in LISTED_UNVERIFIED:

@@ -143,6 +143,7 @@ class _Md:
             "references": [(key, plain_reference(p)) for key, p in doc.cite.citable()],
             "unverified": [f"{plain_reference(p)} [{p.verification}]" for p in doc.cite.unverified],
             "checks_ran": doc.cite.checks_ran,
+            "shipped_cited": bool(doc.cite.shipped_keys & doc.cite.citable_keys()),
             "dropped_not_found": doc.cite.dropped_not_found,
             "cell": cell,
         }

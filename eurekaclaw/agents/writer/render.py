@@ -321,14 +321,18 @@ class _Renderer:
         }
         # verified works the prose did not cite are still cited once, so every reference in
         # references.bib is reachable from the text
-        prose_text = "\n".join(str(ctx[k]) for k in ("introduction", "preliminaries", "related_work", "limitations"))
+        prose_text = "\n".join(str(ctx[k]) for k in ("title", "abstract", "introduction", "preliminaries",
+                                                    "related_work", "limitations"))
         if ctx["experiment"]:
             prose_text += str(ctx["experiment"]["text"])
         already = set(cited_keys(prose_text)) | {lem.citation_key for lem in doc.lemmas if lem.citation_key}
         already &= plan.citable_keys()
-        extra = [key for key, _ in plan.citable() if key not in already]
+        # a domain's shipped references appear only where something cites them: they were not
+        # "surveyed for this work"
+        extra = [key for key, _ in plan.citable() if key not in already and key not in plan.shipped_keys]
         ctx["extra_citations"] = Tex(",".join(extra)) if extra else None
-        ctx["has_bibliography"] = bool(plan.citable())
+        ctx["has_bibliography"] = bool(extra or already)
+        ctx["shipped_cited"] = bool(already & plan.shipped_keys)
         # an empty section is omitted (the assumptions alone still get the section)
         ctx["has_preliminaries"] = bool((doc.prose.get("preliminaries") or "").strip() or doc.assumptions)
         return ctx

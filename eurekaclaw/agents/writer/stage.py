@@ -27,6 +27,7 @@ from eurekaclaw.agents.writer.markdown import render_markdown
 from eurekaclaw.agents.writer.prose import write_prose
 from eurekaclaw.agents.writer.render import SOURCE_NOTE_PREFIX, render_tex
 from eurekaclaw.agents.writer.repair import BIB_NAME, TEX_NAME, compile_with_repair, copy_pdf
+from eurekaclaw.agents.writer.shipped import keep_cited_shipped, offer_shipped, record_shipped
 from eurekaclaw.errors import LLMError, StageFailedError
 from eurekaclaw.store.files import atomic_write_text
 from eurekaclaw.types.artifacts import PaperOutput, TheoryState
@@ -113,8 +114,14 @@ class WriterAgent(BaseAgent):
         session_dir = self.session_dir()
         plan = plan_citations(ctx.bus.get_bibliography())
         self._plan = plan
+        offer_shipped(plan, ctx.plugin, theory)
         experiment = experiment_view(ctx.bus.get_experiment_result(), session_dir)
         prose, notes = await self._prose(theory, plan, experiment)
+        shipped = keep_cited_shipped(plan, prose, theory)
+        record_shipped(ctx.bus, shipped)
+        if shipped:
+            notes.append(f"{len(shipped)} reference(s) cited from the {ctx.domain} domain's own "
+                         "bibliography (checked when it was written, not by this session)")
         doc = build_doc(theory, plan, experiment, prose)
         doc.directions = direction_report(ctx.bus.get_research_brief())
         if ctx.bus.get_bibliography() is not None and not plan.checks_ran:
