@@ -5,8 +5,8 @@ escape is on), so text a model wrote is never pasted into the paper as it is. `s
 walks the text token by token and
 
 - removes control sequences that reach files, the shell, catcodes or definitions (a removed
-  definition could also redefine a macro the template relies on), and the `^^` notation that
-  could spell any of them;
+  definition could also redefine a macro the template relies on), the `^^` notation that
+  could spell any of them, and expl3: `\\ExplSyntaxOn` and names such as `\\iow_open:Nn`;
 - keeps only environments from an allow-list (dropping dangerous ones with their content, and
   theorem-like ones in prose: statements are inserted verbatim by the writer, never re-stated);
 - filters \\cite keys to the verified bibliography and \\ref labels to the ones the template
@@ -31,11 +31,13 @@ from eurekaclaw.agents.writer.latex_policy import (
     CITE_COMMANDS,
     DANGEROUS_ENVS,
     DEFINERS,
+    DOCUMENT_DEFINERS,
     DROP_ARGUMENT,
     MATH_ENVS,
     REF_COMMANDS,
     STREAM_COMMANDS,
     THEOREM_LIKE,
+    expl3_name_end,
     is_blocked,
 )
 
@@ -122,6 +124,14 @@ def _skip_definition(name: str, text: str, i: int) -> int:
             break
         j = m.end()
     groups = 2 if name in ("newenvironment", "renewenvironment") else 1
+    if name in DOCUMENT_DEFINERS:
+        # the defined name was skipped above; then the argument spec and body (+ end code)
+        groups = 1 if name.endswith("Copy") else 3 if name.endswith("Environment") else 2
+        if name.endswith("Copy"):
+            j = _skip_spaces(text, j)
+            m = re.match(r"\\([A-Za-z]+|.)", text[j:], re.DOTALL)
+            if m:
+                return j + m.end()
     for _ in range(groups):
         j = _skip_group(text, j)
     return j
@@ -322,6 +332,10 @@ class _Walker:
             return self.cite(name, i, end)
         if self.mode == "prose" and name in REF_COMMANDS:
             return self.ref(name, i, end)
+        expl_end = expl3_name_end(text, name, end)
+        if expl_end is not None:
+            self.removed.append(f"removed expl3 \\{text[i + 1:expl_end]}")
+            return expl_end
         if is_blocked(name) and not (self.mode == "block" and name in BLOCK_MODE_OK):
             self.removed.append(f"removed \\{name}")
             if name in DEFINERS:

@@ -35,7 +35,21 @@ HOSTILE = [
     r"\loop\iftrue\repeat",
     r"\end{document}\input{/etc/passwd}",
     r"\begin{tikzpicture}\begin{axis}\addplot table {/etc/passwd};\end{axis}\end{tikzpicture}",
+    # expl3: with \ExplSyntaxOn, `_` and `:` are letters and these are file and shell primitives
+    r"\ExplSyntaxOn \iow_new:N \g_my_iow \iow_open:Nn \g_my_iow {pwned.tex} \iow_now:Nn \g_my_iow {pwned} \ExplSyntaxOff",
+    r"\ExplSyntaxOn \ior_open:Nn \g_tmpa_ior {/etc/passwd} \ExplSyntaxOff",
+    r"\ExplSyntaxOn \sys_shell_now:n {touch~pwned} \ExplSyntaxOff",
+    r"\ExplSyntaxOn \file_input:n {/etc/passwd} \ExplSyntaxOff",
+    r"\ExplSyntaxOn \tex_openout:D 15 = x.tex \tex_immediate:D \tex_write:D 15 {x} \ExplSyntaxOff",
+    r"\ExplSyntaxOn \cs_set:Npn \eclevel #1 {pwned} \ExplSyntaxOff",
+    r"\ProvidesExplFile{x}{2024}{1}{x} \iow_term:n {pwned}",
+    r"\NewDocumentCommand{\eclevel}{m}{pwned}",
+    r"\UseName{iow_open:Nn}",
+    r"\obeyspaces\catcode 32=0 input /etc/passwd",
+    r"\AddToHook{shipout}{\input{/etc/passwd}}",
+    r"\batchmode\tracingall",
 ]
+EXPL3 = re.compile(r"\\(ExplSyntax|ProvidesExpl|iow|ior|sys|file|tex|cs|NewDocument|UseName|obeyspaces|AddToHook|batchmode|tracing)")
 FORBIDDEN = re.compile(
     r"\\(input|include|InputIfFileExists|immediate|write|openout|openin|read|newwrite|newread|"
     r"catcode|csname|endcsname|usepackage|ShellEscape|def|renewcommand|let|makeatletter|"
@@ -53,12 +67,20 @@ def test_hostile_latex_is_neutralised(hostile: str) -> None:
     assert "filecontents" not in result.text
     assert result.changed
     assert "Before." in result.text and "After." in result.text
+    assert not EXPL3.search(result.text), result.text
 
 
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_block_mode_flags_hostile_latex(hostile: str) -> None:
     # statements are never edited: a changed block is shown as source instead
     assert sanitize_latex(hostile, mode="block").changed
+
+
+def test_expl3_lookalikes_in_mathematics_are_kept() -> None:
+    # subscripts after \int, \exp, \mu are everyday mathematics, not expl3 names
+    text = r"$\int_0^1 f$, $\exp_{x}$, $\mu_i$, $\sum_{i} x_i$, $\Delta_{\min}$, $\tex$ and $\cs_1$"
+    result = sanitize_latex(text, mode="block")
+    assert result.text == text and not result.changed
 
 
 def test_clean_statement_passes_block_mode_unchanged() -> None:
