@@ -140,6 +140,9 @@ def options_from_manifest(data: dict[str, Any], **overrides: Any) -> BenchOption
 def preflight(options: BenchOptions) -> None:
     """Every configuration's backend and budget are checked before the first run, so a typo in
     --llm or a missing key is one line and exit 2/3, not N failed runs."""
+    import asyncio
+    import contextlib
+
     from eurekaclaw.bench.session_run import llm_for_run
     from eurekaclaw.config import load_settings
     from eurekaclaw.orchestrator.meta import MetaOrchestrator
@@ -148,9 +151,16 @@ def preflight(options: BenchOptions) -> None:
         settings = load_settings(**{**config.settings, "gate_mode": "none"})
         orchestrator = MetaOrchestrator(settings, llm_override=llm_for_run(config.llm, 0),
                                         review_llm_override=llm_for_run(config.review_llm, 1))
-        orchestrator.prepare_backend()
-        if options.run_budget_usd is not None or options.budget_usd is not None:
-            orchestrator.check_budget(options.run_budget_usd if options.run_budget_usd is not None else options.budget_usd)
+        backend, _ = orchestrator.prepare_backend()
+        try:
+            if options.run_budget_usd is not None or options.budget_usd is not None:
+                orchestrator.check_budget(options.run_budget_usd if options.run_budget_usd is not None else options.budget_usd)
+        finally:
+            for client in (backend, orchestrator.prepare_review_backend()):
+                closer = getattr(client, "aclose", None)  # each run builds its own clients
+                if closer is not None:
+                    with contextlib.suppress(Exception):
+                        asyncio.run(closer())
 
 
 def run_bench(
