@@ -22,6 +22,7 @@ _RELATION = re.compile(
 )
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MIN_CONJECTURE_WORDS = 4
+MIN_CONJECTURE_CHARS = 25
 
 
 def _reject_undecodable(text: str, what: str) -> None:
@@ -58,7 +59,8 @@ def check_conjecture(statement: str) -> str:
     words = _WORD.findall(text)
     if _RELATION.search(text) and words:
         return text
-    if len(words) >= MIN_CONJECTURE_WORDS:
+    # a long text counts too: scripts without spaces between words (Chinese, Japanese) are one "word"
+    if len(words) >= MIN_CONJECTURE_WORDS or len(text) >= MIN_CONJECTURE_CHARS:
         return text
     raise BadInputError(
         f"{text!r} is too short or vague to be a conjecture: state the claim itself, with a relation "
