@@ -80,7 +80,10 @@ def compare(records: list[RunRecord], a: str, b: str) -> dict[str, Any]:
             "only_b_correct": only_b, "neither_correct": len(keys) - both - only_a - only_b,
             "false_proved_a": sum(1 for k in keys if left[k].false_proved),
             "false_proved_b": sum(1 for k in keys if right[k].false_proved),
-            "mcnemar_p": round(mcnemar_exact(only_a, only_b), 6)}
+            "mcnemar_p": round(mcnemar_exact(only_a, only_b), 6),
+            # the headline compared on its own: pairs where exactly one side proved a false statement
+            "false_proved_p": round(mcnemar_exact(sum(1 for k in keys if left[k].false_proved and not right[k].false_proved),
+                                                  sum(1 for k in keys if right[k].false_proved and not left[k].false_proved)), 6)}
 
 
 def summarize(records: list[RunRecord], configs: list[str], planned: int) -> dict[str, Any]:
@@ -132,10 +135,12 @@ def markdown(summary: dict[str, Any], manifest: dict[str, Any]) -> str:
                      f"{_money(s['cost_usd'])} | {s['wall_s']:.1f} |")
     if summary["comparisons"]:
         lines += ["", "## Paired comparison (McNemar exact test on correct verdicts, pairs = same problem and repetition)", "",
-                  "| A | B | pairs | both | only A | only B | neither | false-proved A / B | p |", "|---|---|---|---|---|---|---|---|---|"]
+                  "| A | B | pairs | both | only A | only B | neither | p | false-proved A / B | p (false-proved) |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for c in summary["comparisons"]:
             lines.append(f"| {c['a']} | {c['b']} | {c['pairs']} | {c['both_correct']} | {c['only_a_correct']} | "
-                         f"{c['only_b_correct']} | {c['neither_correct']} | {c['false_proved_a']} / {c['false_proved_b']} | {c['mcnemar_p']:.4g} |")
+                         f"{c['only_b_correct']} | {c['neither_correct']} | {c['mcnemar_p']:.4g} | "
+                         f"{c['false_proved_a']} / {c['false_proved_b']} | {c['false_proved_p']:.4g} |")
     stages = sorted({k for s in summary["overall"].values() for k in s["tokens_by_stage"]})
     if stages:
         lines += ["", "## Tokens (cost) by stage", "", "| config | " + " | ".join(stages) + " |",

@@ -77,7 +77,7 @@ def test_summary_rates_comparison_and_renderings() -> None:
     assert a["weakest_levels"] == {"smt": 1}
     (cmp,) = summary["comparisons"]
     assert (cmp["pairs"], cmp["both_correct"], cmp["only_a_correct"], cmp["only_b_correct"]) == (3, 1, 2, 0)
-    assert cmp["false_proved_b"] == 1 and cmp["mcnemar_p"] == 0.5
+    assert cmp["false_proved_b"] == 1 and cmp["mcnemar_p"] == 0.5 and cmp["false_proved_p"] == 1.0
     assert summary["problems"]["b"]["f1"]["false_proved"]["hits"] == 1
 
     text = markdown(summary, {"bench_id": "x", "git_commit": "abc", "repetitions": 1, "seed": 0,
