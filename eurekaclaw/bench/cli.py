@@ -83,6 +83,11 @@ def bench_command(
             budget_tokens=budget_tokens, run_budget_usd=problem_budget_usd, run_budget_tokens=problem_budget_tokens)
         bench_dir = Path(out).expanduser() if out else settings.eurekaclaw_dir / "bench" / runner.new_bench_id()
 
+    unknown = [p.id for p in options.problems if p.truth == "unknown"]
+    if unknown:
+        err().print(f"{len(unknown)} problem(s) have no ground truth and are run but not scored: "
+                    f"{', '.join(unknown[:5])}{' …' if len(unknown) > 5 else ''}", style="yellow", markup=False, highlight=False)
+
     def progress(record: Any, finished: int, total: int) -> None:
         level = f" ({record.weakest_level})" if record.verdict == "proved" and record.weakest_level else ""
         flag = "  FALSE STATEMENT PROVED" if record.false_proved else "  TRUE STATEMENT REFUTED" if record.true_refuted else ""
