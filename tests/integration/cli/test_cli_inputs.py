@@ -99,7 +99,7 @@ def test_no_llm_configured_exits_3_with_the_ways_to_configure(tmp_path: Path) ->
         "importlib.util.find_spec = _find\n"
     )
     proc = run_cli("prove", "x >= 0", home=tmp_path, cwd=tmp_path, env={"PYTHONPATH": str(shim)})
-    assert_one_line_error(proc, 3, "ANTHROPIC_API_KEY", "OPENAI_COMPAT_BASE_URL", "local")
+    assert_one_line_error(proc, 3, "ANTHROPIC_API_KEY", "OPENAI_COMPAT_BASE_URL", "local", "eurekaclaw init")
     assert no_sessions(tmp_path)
 
 
