@@ -82,6 +82,8 @@ def bench_command(
             repetitions=runs, seed=seed, workers=workers, ray_address=ray, budget_usd=budget_usd,
             budget_tokens=budget_tokens, run_budget_usd=problem_budget_usd, run_budget_tokens=problem_budget_tokens)
         bench_dir = Path(out).expanduser() if out else settings.eurekaclaw_dir / "bench" / runner.new_bench_id()
+        if bench_dir.exists() and not bench_dir.is_dir():
+            raise BadInputError(f"--out {bench_dir} is a file, not a folder")
 
     unknown = [p.id for p in options.problems if p.truth == "unknown"]
     if unknown:

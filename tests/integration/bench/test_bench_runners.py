@@ -107,6 +107,7 @@ def test_ray_runs_the_sessions_as_tasks(tmp_path: Path) -> None:
     (["--config", "x:flux=1"], 2, "unknown setting 'flux'"),
     (["--demo", "--truth", "maybe"], 2, "--truth must be true or false"),
     (["--resume", "."], 2, "is not a bench folder"),
+    (["--demo", "-o", "afile"], 2, "is a file, not a folder"),
     (["--demo", "--ray", "ray://127.0.0.1:1", "--problem", "demo-square"], None, None),
 ])
 def test_user_errors_are_one_line_and_leave_nothing_behind(tmp_path: Path, args: list[str], code: int | None,
@@ -115,7 +116,8 @@ def test_user_errors_are_one_line_and_leave_nothing_behind(tmp_path: Path, args:
         require_module("ray", "the ray extra is not installed")
         code, message = 2, "cannot connect to Ray"
     out = tmp_path / "b"
-    extra = [] if "--resume" in args else ["-o", str(out)]
+    (tmp_path / "afile").write_text("")
+    extra = [] if "--resume" in args or "-o" in args else ["-o", str(out)]
     proc = bench_cli(*args, *extra, home=tmp_path / "home", cwd=tmp_path)
     assert proc.returncode == code, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
