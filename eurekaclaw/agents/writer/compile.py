@@ -3,7 +3,8 @@
 `latexmk -pdf` when installed, else pdflatex + bibtex + pdflatex twice; always with
 `-no-shell-escape`, `-interaction=nonstopmode -halt-on-error -file-line-error`, TeX's paranoid
 file access (no reading or writing outside the build directory except through the TeX tree) and
-a timeout that kills the whole process group.
+a timeout that kills the whole process group; inside the bubblewrap sandbox whenever it works
+here (tex_sandbox.py), otherwise directly with those settings (the paper says which).
 
 The exit code is not trusted: pdflatex and latexmk exit 0 with undefined citations. A compile
 counts as successful only when the PDF exists and the final log has no error, no undefined
@@ -165,25 +166,39 @@ class CompileResult:
         return ""
 
 
+TEX_SETTINGS = {
+    "openout_any": "p",  # write only below the build directory, never dotfiles
+    "openin_any": "p",  # read only the build directory and the TeX tree
+    "shell_escape": "f",
+    "max_print_line": "10000",  # no wrapped log lines: keys and messages stay whole
+    "error_line": "254",
+    "half_error_line": "238",
+    "LANG": "C.UTF-8",
+}
+
+
 def _tex_env() -> dict[str, str]:
     env = dict(os.environ)
-    env.update(
-        {
-            "openout_any": "p",  # write only below the build directory, never dotfiles
-            "openin_any": "p",  # read only the build directory and the TeX tree
-            "shell_escape": "f",
-            "max_print_line": "10000",  # no wrapped log lines: keys and messages stay whole
-            "error_line": "254",
-            "half_error_line": "238",
-        }
-    )
+    env.update(TEX_SETTINGS)
     env.pop("TEXINPUTS", None)
     return env
 
 
+def use_sandbox() -> bool:
+    """latexmk, pdflatex and bibtex run in the bubblewrap sandbox whenever it works here."""
+    from eurekaclaw.agents.writer.tex_sandbox import sandbox_available
+
+    return sandbox_available()[0]
+
+
 async def _run(argv: list[str], cwd: Path, timeout_s: float) -> tuple[int | None, str, bool]:
     """(exit code, combined output, timed out). The process group is killed on timeout and on
-    cancellation, so no TeX process outlives its run."""
+    cancellation, so no TeX process outlives its run. In the sandbox when it works (only the
+    TeX settings go in, never the host's environment)."""
+    if use_sandbox():
+        from eurekaclaw.agents.writer.tex_sandbox import run_tex_sandboxed
+
+        return await run_tex_sandboxed(argv, cwd, timeout_s, dict(TEX_SETTINGS))
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=str(cwd),

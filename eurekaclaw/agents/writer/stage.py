@@ -28,6 +28,7 @@ from eurekaclaw.agents.writer.prose import write_prose
 from eurekaclaw.agents.writer.render import SOURCE_NOTE_PREFIX, render_tex
 from eurekaclaw.agents.writer.repair import BIB_NAME, TEX_NAME, compile_with_repair, copy_pdf
 from eurekaclaw.agents.writer.shipped import keep_cited_shipped, offer_shipped, record_shipped
+from eurekaclaw.agents.writer.tex_sandbox import sandbox_available
 from eurekaclaw.errors import LLMError, StageFailedError
 from eurekaclaw.store.files import atomic_write_text
 from eurekaclaw.types.artifacts import PaperOutput, TheoryState
@@ -139,6 +140,10 @@ class WriterAgent(BaseAgent):
             notes.append(f"no LaTeX toolchain (pdflatex) found: paper.tex and paper.md only; {DOCTOR_HINT}")
         else:
             ctx.events("write", message=f"compiling paper.tex with {toolchain.engine}")
+            boxed, why = sandbox_available()
+            if not boxed:
+                notes.append(f"paper.tex compiled without the sandbox ({why}): TeX's own file limits and "
+                             "no shell escape only")
             outcome = await compile_with_repair(
                 doc,
                 session_dir / BUILD_DIR,

@@ -60,3 +60,40 @@ async def test_tex_cannot_write_outside_the_build_directory(tmp_path: Path, wher
     assert not (tmp_path / "absolute.txt").exists()
     assert not (build / ".hidden.txt").exists()
     assert not (build / "shell-escape-ran").exists()
+
+
+async def test_latexmk_runs_in_the_sandbox(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With TeX's own file limits switched off, the sandbox alone still hides EUREKACLAW_DIR and
+    the host's /tmp; the same source run outside the sandbox reads and writes both (control)."""
+    require_tool("latexmk")
+    from eurekaclaw.agents.writer import compile as tex_compile
+    from eurekaclaw.tools import sandbox
+
+    if not sandbox.status().available:
+        pytest.skip(f"no sandbox here: {sandbox.status().reason}")
+    secret = isolated_home / "secret.txt"
+    secret.write_text("TOPSECRETVALUE\n")
+    out = tmp_path / "written-from-tex.txt"
+    monkeypatch.setattr(tex_compile, "TEX_SETTINGS", {**tex_compile.TEX_SETTINGS, "openin_any": "a", "openout_any": "a"})
+    source = (
+        "\\documentclass{article}\\begin{document}\n"
+        f"\\newread\\r\\immediate\\openin\\r={secret}\\relax\n"
+        "\\ifeof\\r NOFILE\\else\\read\\r to\\l \\message{READ:\\l}\\fi\n"
+        f"\\newwrite\\w\\immediate\\openout\\w={out}\\immediate\\write\\w{{x}}\\immediate\\closeout\\w\n"
+        "x\\end{document}\n"
+    )
+    toolchain = find_toolchain()
+    assert toolchain is not None
+
+    async def run(name: str) -> str:
+        build = tmp_path / name
+        build.mkdir()
+        (build / "paper.tex").write_text(source)
+        await compile_tex(build, "paper.tex", toolchain, 120.0)
+        return (build / "paper.log").read_text("utf-8", "replace")
+
+    log = await run("sandboxed")
+    assert "TOPSECRETVALUE" not in log and not out.exists()
+    monkeypatch.setattr(tex_compile, "use_sandbox", lambda: False)
+    log = await run("direct")
+    assert "TOPSECRETVALUE" in log and out.exists()  # the control: without the sandbox it leaks
