@@ -25,7 +25,9 @@ MAX_SKILL_BYTES = 64 * 1024
 # recursive YAML composer (a RecursionError instead of a rejection).
 MAX_YAML_DEPTH = 16
 
-Origin = Literal["user", "domain", "builtin"]
+Origin = Literal["user", "installed", "domain", "builtin"]
+# install-skills' record of what it put in the user folder (name → source, fingerprint)
+INSTALL_MANIFEST = "_installed.json"
 
 
 class SkillFormatError(ValueError):

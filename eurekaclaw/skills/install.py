@@ -39,6 +39,7 @@ from eurekaclaw.skills.archive import (
     is_archive,
 )
 from eurekaclaw.skills.format import (
+    INSTALL_MANIFEST,
     MAX_SKILL_BYTES,
     SKILL_FILE,
     SkillFormatError,
@@ -48,7 +49,7 @@ from eurekaclaw.skills.registry import builtin_skills_dir
 from eurekaclaw.store.files import atomic_write_json, file_lock, read_json
 from eurekaclaw.types.artifacts import utcnow
 
-MANIFEST = "_installed.json"
+MANIFEST = INSTALL_MANIFEST
 NOTE_SUFFIXES = (".md", ".txt")
 IGNORED_NAMES = frozenset({".git", ".gitkeep", ".DS_Store", "__MACOSX"})
 GIT_URL_PREFIXES = ("https://", "http://", "ssh://", "git://", "file://", "git@")
@@ -360,8 +361,16 @@ def _install(cands: list[_Candidate], dest: Path, force: bool, report: InstallRe
                 report.unchanged.append(cand.name)
                 known[cand.name] = {**record, "installed_at": known.get(cand.name, record).get("installed_at")}
                 continue
-            ours = isinstance(known.get(cand.name), dict) and known[cand.name].get("sha256") == current
-            if force or ours:
+            entry = known.get(cand.name)
+            unchanged = isinstance(entry, dict) and entry.get("sha256") == current
+            # Only an update from the same source replaces silently: a same-named skill from
+            # another source is another skill.
+            other = str(entry.get("source", "")) if isinstance(entry, dict) else ""
+            if not force and unchanged and other != report.source:
+                report.kept.append(InstallItem(
+                    name=cand.name, reason=f"installed from {other or 'another source'}; use --force to replace it"))
+                continue
+            if force or unchanged:
                 _copy_into_place(cand, dest)
                 report.updated.append(cand.name)
                 known[cand.name] = record

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from eurekaclaw.skills.format import (
+    INSTALL_MANIFEST,
     SKILL_FILE,
     Origin,
     SkillFormatError,
@@ -114,6 +115,7 @@ class SkillRegistry:
                     continue
                 seen_here.add(name)
                 skills[name] = record
+        self._mark_installed(skills)
         self._file_stats = {n: (r.meta.usage_count, r.meta.success_rate) for n, r in skills.items()}
         stats = self._read_stats()
         for name, record in skills.items():
@@ -121,6 +123,17 @@ class SkillRegistry:
             if isinstance(entry, dict):
                 _apply_stats(record, entry)
         self._skills = skills
+
+    def _mark_installed(self, skills: dict[str, SkillRecord]) -> None:
+        """User-folder skills install-skills put there (per its manifest) show origin
+        "installed": a copy of the built-in set is not the user's own writing."""
+        manifest = read_json(self.user_dir / INSTALL_MANIFEST, {})
+        known = manifest.get("skills") if isinstance(manifest, dict) else None
+        if not isinstance(known, dict):
+            return
+        for name, record in skills.items():
+            if record.origin == "user" and isinstance(known.get(name), dict):
+                record.origin = "installed"
 
     def _scan(self, directory: Path, origin: Origin) -> list[SkillRecord]:
         if not directory.is_dir():

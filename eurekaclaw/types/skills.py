@@ -41,4 +41,5 @@ class SkillRecord(Model):
     meta: SkillMeta
     body: str
     path: str = ""
-    origin: Literal["user", "domain", "builtin"] = "builtin"
+    # "installed": in the user folder, put there by install-skills and unchanged since
+    origin: Literal["user", "installed", "domain", "builtin"] = "builtin"

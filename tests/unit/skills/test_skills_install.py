@@ -45,9 +45,13 @@ def test_seeds_install_then_keep_user_edits_unless_forced(tmp_path):
     assert text.splitlines()[-1] == f"0 installed, 0 updated, {len(seeds) - 1} unchanged, 1 kept, 0 rejected"
     forced = install_skills(None, dest, force=True)
     assert forced.updated == ["induction"] and "My own note." not in edited.read_text()
-    # installed seeds are user skills now, so they take priority over the shipped copies
+    # installed seeds live in the user folder, so they take priority over the shipped copies,
+    # and they say they were installed (not written by the user)
     reg = SkillRegistry(dest)
-    assert reg.get("induction").origin == "user"
+    assert reg.get("induction").origin == "installed"
+    assert reg.get("induction").path.startswith(str(dest))
+    write_skill(dest, "my-own-skill", body="mine")
+    assert SkillRegistry(dest).get("my-own-skill").origin == "user"
 
 
 def test_changed_seed_updates_an_unedited_copy(tmp_path, monkeypatch):
@@ -65,6 +69,22 @@ def test_changed_seed_updates_an_unedited_copy(tmp_path, monkeypatch):
     write_skill(seeds, "gamma", body="shipped")
     report = install_skills(None, dest)
     assert [k.name for k in report.kept] == ["gamma"] and "mine" in (dest / "gamma" / "SKILL.md").read_text()
+
+
+def test_a_skill_of_the_same_name_from_another_source_is_not_replaced_silently(tmp_path):
+    first, second, dest = tmp_path / "first", tmp_path / "second", tmp_path / "skills"
+    write_skill(first / "pack", "peeling", body="the first source's peeling")
+    write_skill(second / "pack", "peeling", body="another source's peeling")
+    assert install_skills(str(first / "pack"), dest).installed == ["peeling"]
+    report = install_skills(str(second / "pack"), dest)
+    assert [k.name for k in report.kept] == ["peeling"] and not report.updated
+    assert "installed from" in report.kept[0].reason and str(first / "pack") in report.kept[0].reason
+    assert "first source's" in (dest / "peeling" / "SKILL.md").read_text()
+    # an update from the source it came from still replaces it, and --force replaces it from anywhere
+    write_skill(first / "pack", "peeling", body="the first source's peeling, version two")
+    assert install_skills(str(first / "pack"), dest).updated == ["peeling"]
+    assert install_skills(str(second / "pack"), dest, force=True).updated == ["peeling"]
+    assert "another source's" in (dest / "peeling" / "SKILL.md").read_text()
 
 
 def test_install_from_a_folder_and_a_single_skill(tmp_path):
