@@ -16,12 +16,13 @@ from pydantic import BaseModel, Field
 from eurekaclaw.agents.base import render_prompt
 from eurekaclaw.agents.writer.bibtex import CitePlan
 from eurekaclaw.agents.writer.escape import escape_text
-from eurekaclaw.agents.writer.experiments import ExperimentView, fmt
+from eurekaclaw.agents.writer.experiments import ExperimentView
 from eurekaclaw.agents.writer.fragments import statement_tex
 from eurekaclaw.agents.writer.honest import check_prose
+from eurekaclaw.agents.writer.results_brief import experiment_brief
 from eurekaclaw.errors import LLMError
 from eurekaclaw.skills.prompt_budget import skills_block
-from eurekaclaw.types.artifacts import ResearchBrief, TheoryState
+from eurekaclaw.types.artifacts import ExperimentResult, ResearchBrief, TheoryState
 
 if TYPE_CHECKING:
     from eurekaclaw.agents.base import BaseAgent
@@ -118,17 +119,17 @@ def fallback_prose(
     return prose
 
 
-def _experiment_summary(view: ExperimentView | None) -> str:
-    if view is None:
-        return ""
-    lines = [f"{len(view.series)} plotted series: " + ", ".join(s.label for s in view.series)]
-    for c in view.checks:
-        lines.append(
-            f"bound {c.name} at horizon {c.horizon}: empirical {fmt(c.empirical_mean)} "
-            f"(s.e. {fmt(c.std_error)}) vs theoretical {fmt(c.theoretical)}: "
-            + ("held" if c.held else "VIOLATED")
-        )
-    return "\n".join(lines)
+def _distinct_plan(theory: TheoryState) -> list[Any]:
+    """Proof-plan items once each, without restatements of the theorem itself."""
+    restated = {" ".join(t.split()).casefold() for t in (theory.informal_statement, theory.formal_statement) if t.strip()}
+    seen: set[str] = set()
+    items = []
+    for item in theory.proof_plan:
+        key = " ".join(item.description.split()).casefold()
+        if key and key not in restated and key not in seen:
+            seen.add(key)
+            items.append(item)
+    return items
 
 
 def prose_prompt(
@@ -136,6 +137,7 @@ def prose_prompt(
     plan: CitePlan,
     experiment: ExperimentView | None,
     brief: ResearchBrief | None,
+    result: ExperimentResult | None = None,
 ) -> str:
     lemmas: list[dict[str, Any]] = []
     for node in theory.lemma_dag.values():
@@ -161,10 +163,10 @@ def prose_prompt(
         formal=theory.formal_statement,
         assumptions=theory.assumptions,
         research_gap=gap,
-        plan=theory.proof_plan,
+        plan=_distinct_plan(theory),
         lemmas=lemmas,
         references=references,
-        experiment=_experiment_summary(experiment),
+        experiment=experiment_brief(experiment, result),
     )
 
 
@@ -188,10 +190,11 @@ async def write_prose(
     plan: CitePlan,
     experiment: ExperimentView | None,
     brief: ResearchBrief | None,
+    result: ExperimentResult | None = None,
 ) -> tuple[dict[str, str], list[str]]:
     """(prose fields, notes). BudgetExceededError and cancellation propagate."""
     fallback = fallback_prose(theory, plan, experiment)
-    prompt = prose_prompt(theory, plan, experiment, brief)
+    prompt = prose_prompt(theory, plan, experiment, brief, result)
     try:
         skills = skills_block(agent.ctx, agent.role, theory.informal_statement or theory.formal_statement)
         request = agent.request(prompt, output=PaperProse, extra_system=skills)

@@ -86,7 +86,8 @@ class WriterAgent(BaseAgent):
         cached = self.ctx.bus.get(PROSE_CACHE_KEY)
         if isinstance(cached, dict) and cached.get("fingerprint") == fingerprint:
             return dict(cached["prose"]), list(cached.get("notes", []))
-        prose, notes = await write_prose(self, theory, plan, experiment, self.ctx.bus.get_research_brief())
+        prose, notes = await write_prose(self, theory, plan, experiment, self.ctx.bus.get_research_brief(),
+                                         self.ctx.bus.get_experiment_result())
         self.ctx.bus.put(PROSE_CACHE_KEY, {"fingerprint": fingerprint, "prose": prose, "notes": notes})
         return prose, notes
 
