@@ -205,9 +205,10 @@ class SessionLLM:
         """A validated `output` model. One repair call shows the model its validation error;
         after that an LLMOutputError is raised for the caller to handle."""
         request = request.model_copy(update={"output": output})
+        placeholders = prompt_placeholders(request)
         response = await self.complete(request)
         try:
-            return self._parse(response, output)
+            return self._parse(response, output, placeholders)
         except LLMOutputError as first:
             if first.kind == "truncated":
                 raise
@@ -223,10 +224,10 @@ class SessionLLM:
                 ),
             ]
             retry = await self.complete(request.model_copy(update={"messages": repair_messages}))
-            return self._parse(retry, output)
+            return self._parse(retry, output, placeholders)
 
     @staticmethod
-    def _parse(response: LLMResponse, output: type[M]) -> M:
+    def _parse(response: LLMResponse, output: type[M], placeholders: frozenset[str] = frozenset()) -> M:
         if response.stop_reason == "max_tokens":
             raise LLMOutputError("reply truncated at max_tokens", kind="truncated", raw=response.text)
         data = response.structured
@@ -235,6 +236,14 @@ class SessionLLM:
                 data = extract_json(response.text)
             except ValueError as exc:
                 raise LLMOutputError(str(exc), kind="schema", raw=response.text) from None
+        echoed = echoed_placeholders(data, placeholders)
+        if echoed:
+            # A small model that copies the prompt's example object would otherwise store
+            # "<a few paragraphs>" as a gap analysis.
+            raise LLMOutputError(
+                "these fields repeat the prompt's placeholder instead of an answer: " + "; ".join(echoed[:8]),
+                kind="schema", raw=json.dumps(data, ensure_ascii=False)[:4000],
+            )
         try:
             return output.model_validate(data)
         except ValidationError as exc:
@@ -243,3 +252,26 @@ class SessionLLM:
             )
             raw = json.dumps(data, ensure_ascii=False)[:4000]
             raise LLMOutputError(problems, kind="schema", raw=raw) from None
+
+
+# A placeholder in a prompt's example reply: a quoted "<what goes here>".
+_PLACEHOLDER = re.compile(r'"(<[^<>"\n]{1,120}>)"')
+
+
+def prompt_placeholders(request: LLMRequest) -> frozenset[str]:
+    """The quoted `"<…>"` placeholders of the request's example replies."""
+    text = request.system_text() + "\n" + request.prompt_text()
+    return frozenset(m.group(1) for m in _PLACEHOLDER.finditer(text))
+
+
+def echoed_placeholders(data: Any, placeholders: frozenset[str], path: str = "") -> list[str]:
+    """Paths of the string values in `data` that are one of the prompt's placeholders."""
+    if not placeholders:
+        return []
+    if isinstance(data, str):
+        return [f"{path or '<root>'} = {data.strip()!r}"] if data.strip() in placeholders else []
+    if isinstance(data, dict):
+        return [p for k, v in data.items() for p in echoed_placeholders(v, placeholders, f"{path}.{k}".lstrip("."))]
+    if isinstance(data, list):
+        return [p for i, v in enumerate(data) for p in echoed_placeholders(v, placeholders, f"{path}[{i}]")]
+    return []

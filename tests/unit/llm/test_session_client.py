@@ -303,6 +303,34 @@ async def test_structured_repairs_once_then_raises() -> None:
     )
 
 
+class Gap(BaseModel):
+    gap_analysis: str
+    open_questions: list[str] = []
+
+
+GAP_SYSTEM = 'Reply with {"gap_analysis": "<a few paragraphs>", "open_questions": ["<precise question>", ...]}.'
+
+
+async def test_a_reply_that_copies_the_prompts_placeholders_is_repaired_or_refused() -> None:
+    echo = {"gap_analysis": "<a few paragraphs>", "open_questions": ["<precise question>"]}
+    real = {"gap_analysis": "Nothing bounds the regret of UCB-V under heavy tails.",
+            "open_questions": ["Does UCB-V keep log T regret with infinite variance?"]}
+    request = LLMRequest(role="survey", system_stable=GAP_SYSTEM, messages=[Message(role="user", content="gap?")])
+    repaired = ScriptedBackend(rules=[{"output": "Gap", "replies": [echo, real]}])
+    assert (await SessionLLM(repaired, UsageLedger(None)).structured(request, Gap)).gap_analysis == real["gap_analysis"]
+    shown = repaired.calls[1].messages[-1].text()
+    assert "placeholder" in shown and "gap_analysis = '<a few paragraphs>'" in shown
+    assert "open_questions[0]" in shown
+
+    stubborn = ScriptedBackend(rules=[{"output": "Gap", "replies": [echo, echo]}])
+    with pytest.raises(LLMOutputError) as info:
+        await SessionLLM(stubborn, UsageLedger(None)).structured(request, Gap)
+    assert info.value.kind == "schema"
+    # an angle-bracketed answer the prompt did not offer as a placeholder is an answer
+    other = ScriptedBackend(rules=[{"output": "Gap", "reply": {"gap_analysis": "<x, y>", "open_questions": []}}])
+    assert (await SessionLLM(other, UsageLedger(None)).structured(request, Gap)).gap_analysis == "<x, y>"
+
+
 # --- replay -------------------------------------------------------------------------------------------
 
 
