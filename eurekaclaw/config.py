@@ -45,6 +45,8 @@ class Settings(BaseSettings):
         extra="ignore",
         env_ignore_empty=True,
         validate_default=True,
+        # A budget or a timeout of inf/nan is never what a user meant (and inf is not JSON).
+        allow_inf_nan=False,
     )
 
     # --- LLM backends --------------------------------------------------------------------

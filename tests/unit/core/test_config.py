@@ -35,6 +35,11 @@ def test_defaults_match_documented_values(monkeypatch: pytest.MonkeyPatch, tmp_p
         ("THEORY_MAX_ITERATIONS", "0", "THEORY_MAX_ITERATIONS"),
         ("EUREKACLAW_BUDGET_USD", "-1", "EUREKACLAW_BUDGET_USD"),
         ("DIRECTION_WEIGHTS", "0.5,-0.2,0.7", "DIRECTION_WEIGHTS"),
+        # non-finite numbers: an infinite budget would be stored as Infinity (not JSON)
+        ("EUREKACLAW_BUDGET_USD", "inf", "finite"),
+        ("EUREKACLAW_BUDGET_USD", "1e309", "finite"),
+        ("LLM_TIMEOUT_S", "nan", "finite"),
+        ("SMT_TIMEOUT_S", "-inf", "SMT_TIMEOUT_S"),
     ],
 )
 def test_invalid_value_is_one_line_naming_the_variable(
