@@ -166,7 +166,7 @@ def create_app(token: str, hosts: set[str]) -> Any:
     async def launch(request: Request) -> Response:
         form = await check_csrf(request)
         from eurekaclaw.domains import discover_plugins
-        from eurekaclaw.orchestrator.inputs import check_paper_ids, clean_statement
+        from eurekaclaw.orchestrator.inputs import check_area, check_conjecture, check_paper_ids
         from eurekaclaw.types.tasks import InputSpec
         from eurekaclaw.ui.runs import launch_run
 
@@ -186,8 +186,10 @@ def create_app(token: str, hosts: set[str]) -> Any:
             if mode == "from-papers":
                 fields["paper_ids"] = check_paper_ids(str(form.get("paper_ids") or "").split())
             else:
-                what = "research area" if mode == "explore" else "statement"
-                fields["statement"] = clean_statement(str(form.get("statement") or ""), what=what)
+                # the CLI's own checks: a vague statement or a wordless area is refused before
+                # any session or model call
+                check = check_area if mode == "explore" else check_conjecture
+                fields["statement"] = check(str(form.get("statement") or ""))
             spec = InputSpec(**fields)
             # the run uses the backend the user configured, as the CLI would (no override here)
             sid = await run_in_threadpool(launch_run, _settings(), spec)

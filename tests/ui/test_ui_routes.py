@@ -121,6 +121,9 @@ def test_launch_rejects_bad_input_in_one_line_and_creates_nothing(isolated_home:
         ({"mode": "prove", "statement": "x >= 0", "budget_usd": "lots"}, "not a number"),
         ({"mode": "prove", "statement": "x >= 0", "gate": "sometimes"}, "gate must be"),
         ({"mode": "prove", "statement": "x >= 0", "domain": "../../etc"}, "unknown domain"),
+        # the CLI's checks: a vague statement or a wordless area starts nothing
+        ({"mode": "prove", "statement": "bandits"}, "too short or vague to be a conjecture"),
+        ({"mode": "explore", "statement": "??"}, "too short to be a research area"),
     ]
     for data, message in cases:
         r = c.post("/launch", data={**data, "csrf": csrf_token(TOKEN)})
