@@ -18,7 +18,7 @@ from eurekaclaw.agents.writer.bibtex import CitePlan
 from eurekaclaw.agents.writer.escape import escape_text
 from eurekaclaw.agents.writer.experiments import ExperimentView
 from eurekaclaw.agents.writer.fragments import statement_tex
-from eurekaclaw.agents.writer.honest import check_prose
+from eurekaclaw.agents.writer.honest import check_prose, check_title
 from eurekaclaw.agents.writer.results_brief import experiment_brief
 from eurekaclaw.errors import LLMError
 from eurekaclaw.skills.prompt_budget import skills_block
@@ -66,7 +66,9 @@ def fallback_prose(
     # the user's statement is data: its math typeset, its commands shown as text (fragments.py)
     shown = statement_tex(informal) if informal else "the statement given below"
     title = statement_tex(_first_sentence(informal)) if informal else "A machine-assisted study of a mathematical statement"
-    keys = [key for key, _ in plan.citable()]
+    # a domain's shipped classics are named only where a lemma cites them (not "drawn on" wholesale)
+    lemma_keys = {k for node in theory.lemma_dag.values() if (k := plan.resolve(node.citation))}
+    keys = [key for key, _ in plan.citable() if key not in plan.shipped_keys or key in lemma_keys]
     lemma_ids = [n.id for n in theory.lemma_dag.values() if not n.is_root]
     established = [lid for lid in lemma_ids if lid in theory.proven_lemmas]
     intro = [f"We study the following statement: {shown}"]
@@ -214,4 +216,5 @@ async def write_prose(
     if experiment is None:
         prose["experiments"] = ""
     prose, honesty = check_prose(prose, theory.status == "proved", fallback["title"])
-    return prose, notes + honesty
+    prose, title_notes = check_title(prose, [theory.informal_statement, theory.formal_statement], fallback["title"])
+    return prose, notes + honesty + title_notes
