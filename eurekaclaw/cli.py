@@ -297,6 +297,10 @@ def _print_result(result: Any) -> None:
         out().print(f"{result.status}: {result.status_reason}", markup=False, highlight=False)
     if result.theory_status:
         level = f" (weakest verification level: {result.weakest_level})" if result.weakest_level else ""
+        if result.self_reviewed and result.weakest_level == "reviewed":
+            # the weakest link was checked by nobody but the model that wrote it: say so on the
+            # line that says "proved", not only in a note below it
+            level = " (weakest verification level: reviewed by the proving model itself — self-review, no independent check)"
         out().print(f"theorem: [bold]{result.theory_status}[/]{level}")
         if result.self_reviewed:
             out().print(f"[yellow]{result.self_reviewed} lemma(s) reviewed only by the model that proved "

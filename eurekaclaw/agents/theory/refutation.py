@@ -9,6 +9,7 @@ from typing import Literal
 from eurekaclaw.agents.formalize.dag import dependants, root_of
 from eurekaclaw.agents.formalize.formalizer import Formalizer
 from eurekaclaw.agents.formalize.surgery import merge_replan
+from eurekaclaw.agents.theory.prover import claim_text
 from eurekaclaw.agents.theory.run import TheoryRun
 from eurekaclaw.types.artifacts import Counterexample
 
@@ -32,7 +33,13 @@ async def refute(run: TheoryRun, lemma_id: str, cx: Counterexample) -> Refutatio
     dag[lemma_id].status = "refuted"
     if lemma_id == root_of(dag):
         state.status = "refuted"
-        state.status_reason = f"counterexample to the main statement: {describe(cx)}"
+        # What a checker refuted is the formalizer's claim, not the user's words: say which
+        # claim, so a mis-formalized statement is not taken for a false one.
+        formal = claim_text(cx.claim) or cx.statement
+        state.status_reason = (
+            f"counterexample to the main statement as formalized ({formal}): {describe(cx)}; "
+            "the formalization is the model's reading of the statement: check that it says what you meant"
+        )
         run.save()
         run.emit(lemma_id, "refuted", counterexample=cx.assignment)
         return "root_refuted"

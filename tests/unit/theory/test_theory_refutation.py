@@ -56,7 +56,9 @@ async def test_f_false_main_statement_is_refuted(tmp_path):
     assert state.status == "refuted" and out.status == "partial"
     assert state.lemma_dag["T"].status == "refuted" and "T" not in state.proven_lemmas
     assert state.counterexamples[0].lemma_id == "T" and state.counterexamples[0].confirmed
-    assert "counterexample to the main statement" in state.status_reason
+    assert "counterexample to the main statement as formalized" in state.status_reason
+    assert FALSE_CLAIM.conclusion in state.status_reason  # which claim was refuted
+    assert "check that it says what you meant" in state.status_reason
     assert "x = " in state.status_reason
     assert script.requests == []  # refuted by machine before any lemma was worked on
 

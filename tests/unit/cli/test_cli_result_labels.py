@@ -1,0 +1,46 @@
+"""The result's theorem line says how its weakest lemma was checked, on the line that says
+"proved": a proof only the proving model reviewed is labelled there, not only in a note."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from rich.console import Console
+
+from eurekaclaw import cli
+
+
+def result(**extra):
+    base = dict(session_id="abc123", status="completed", stages=[], status_reason="", theory_status="proved",
+                weakest_level="reviewed", self_reviewed=0, theory_reason="", session_dir=None, cost_usd=0.0,
+                llm_calls=3, output_dir=None)
+    return SimpleNamespace(**{**base, **extra})
+
+
+@pytest.fixture
+def printed(monkeypatch):
+    console = Console(record=True, width=200)
+    monkeypatch.setattr("eurekaclaw.console.out", lambda: console)
+
+    def show(res) -> list[str]:
+        cli._print_result(res)
+        return console.export_text().splitlines()
+    return show
+
+
+def theorem_line(lines: list[str]) -> str:
+    return next(line for line in lines if line.startswith("theorem:"))
+
+
+def test_a_self_reviewed_proof_is_labelled_on_the_theorem_line(printed):
+    lines = printed(result(self_reviewed=2))
+    line = theorem_line(lines)
+    assert line.startswith("theorem: proved") and "self-review, no independent check" in line
+    assert any("2 lemma(s) reviewed only by the model that proved them" in ln for ln in lines)
+
+
+def test_an_independent_review_or_a_machine_check_is_not_called_a_self_review(printed):
+    assert theorem_line(printed(result())) == "theorem: proved (weakest verification level: reviewed)"
+    # self-reviewed lemmas that a machine then checked (weakest smt) are not the weakest link
+    assert "self-review" not in theorem_line(printed(result(weakest_level="smt", self_reviewed=1)))
