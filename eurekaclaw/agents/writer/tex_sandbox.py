@@ -36,9 +36,16 @@ def sandbox_available() -> tuple[bool, str]:
 def tex_paths(argv0: str) -> list[str]:
     """The TeX installation's read-only paths (a TeX Live outside /usr included)."""
     paths = [p for p in TEX_TREES if os.path.exists(p)]
+    from eurekaclaw.tools.sandbox import private_paths
+
     real = Path(os.path.realpath(shutil.which(argv0) or argv0))
     if not str(real).startswith("/usr/"):
-        paths.append(str(real.parent.parent))
+        # a TeX Live outside /usr (<prefix>/bin/<tool>): its prefix, unless that would also show
+        # a private place (home, EUREKACLAW_DIR, the host's /tmp); then the tool's folder only
+        prefix = real.parent.parent
+        private = private_paths()
+        shows_private = any(prefix == q or prefix in q.parents or q in prefix.parents for q in private)
+        paths.append(str(real.parent if shows_private else prefix))
     return paths
 
 
