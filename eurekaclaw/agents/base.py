@@ -25,7 +25,11 @@ from eurekaclaw.types.tasks import Task, TaskResult
 
 if TYPE_CHECKING:
     from eurekaclaw.domains import DomainPlugin
+    from eurekaclaw.memory.manager import MemoryManager
+    from eurekaclaw.skills.injector import SkillInjector
+    from eurekaclaw.skills.registry import SkillRegistry
     from eurekaclaw.store.session import SessionDir, Workspace
+    from eurekaclaw.tools.literature.service import LiteratureService
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
@@ -41,6 +45,20 @@ def _no_events(kind: str, **data: Any) -> None:
 
 
 @dataclass
+class Services:
+    """What the orchestrator attaches to a session beside the LLM and the tools. Each may be
+    absent (None): a stage without memory or skills still runs, it just has less help."""
+
+    memory: MemoryManager | None = None
+    skill_registry: SkillRegistry | None = None
+    skill_injector: SkillInjector | None = None
+    # The session's `<memories>` block, added to every agent's system prompt ("" for none).
+    memories_block: str = ""
+    # A literature service the caller owns (tests, a shared pool); else the survey builds one.
+    literature: LiteratureService | None = None
+
+
+@dataclass
 class AgentContext:
     session_id: str
     settings: Settings
@@ -53,8 +71,7 @@ class AgentContext:
     domain: str = "general"
     plugin: DomainPlugin | None = None
     events: EventSink = _no_events
-    # Optional services that later layers attach (memory manager, skill injector, ...).
-    services: dict[str, Any] = field(default_factory=dict)
+    services: Services = field(default_factory=Services)
     # The reviewers' model when one is configured (REVIEW_LLM / --review-llm); else reviews
     # come from `llm`, the model that wrote the proofs, and are recorded as self-reviews.
     review_llm: SessionLLM | None = None
@@ -98,9 +115,8 @@ class BaseAgent(ABC):
             hint = plugin.get_workflow_hint().strip()
             if hint:
                 parts.append(f"<domain name=\"{plugin.name}\">\n{hint}\n</domain>")
-        memories = self.ctx.services.get("memories_block")
-        if memories:
-            parts.append(memories)
+        if self.ctx.services.memories_block:
+            parts.append(self.ctx.services.memories_block)
         return "\n\n".join(parts)
 
     def request(

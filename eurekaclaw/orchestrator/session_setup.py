@@ -10,7 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from eurekaclaw.agents.base import AgentContext
+from eurekaclaw.agents.base import AgentContext, Services
+from eurekaclaw.agents.learn.services import (
+    build_memory_services,
+    session_memories_block,
+    watch_session_papers,
+)
 from eurekaclaw.config import Settings
 from eurekaclaw.domains import DomainPlugin
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
@@ -26,7 +31,8 @@ log = logging.getLogger(__name__)
 
 
 def optional_call(module: str, function: str, *args: Any, **kwargs: Any) -> Any:
-    """Call a function of an optional subsystem; None when the subsystem is not in this build."""
+    """Call a function of an optional subsystem; None when the subsystem is not in this build.
+    (Only orchestrator/doctor.py still calls this; every subsystem is part of the build.)"""
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError as exc:
@@ -59,28 +65,13 @@ def build_services(
     statement: str,
     episodic: EpisodicMemory,
     memory_budget: int = 2000,
-) -> dict[str, Any]:
+) -> Services:
     skill_dirs = list(plugin.get_skills_dirs()) if plugin is not None else []
-    services = (
-        optional_call(
-            "eurekaclaw.agents.learn.services",
-            "build_memory_services",
-            workspace.root,
-            session_id,
-            domain,
-            skill_dirs,
-            episodic=episodic,
+    services = build_memory_services(workspace.root, session_id, domain, skill_dirs, episodic=episodic)
+    if services.memory is not None:
+        services.memories_block = session_memories_block(
+            services.memory, domain, statement, plugin=plugin, total_budget=memory_budget,
         )
-        or {}
-    )
-    memory = services.get("memory")
-    if memory is not None:
-        block = optional_call(
-            "eurekaclaw.agents.learn.services", "session_memories_block", memory, domain, statement,
-            plugin=plugin, total_budget=memory_budget,
-        )
-        if block:
-            services["memories_block"] = block
     return services
 
 
@@ -140,7 +131,7 @@ def build_context(
         review_llm=client(review_backend) if review_backend is not None else None,
     )
     # Without a statement (from-papers), memories are chosen again from the papers' titles.
-    optional_call("eurekaclaw.agents.learn.services", "watch_session_papers", ctx, statement)
+    watch_session_papers(ctx, statement)
     return ctx
 
 

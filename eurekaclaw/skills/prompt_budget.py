@@ -17,18 +17,44 @@ relevance floor (skills/injector.py), so a small budget is rarely the limit.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from eurekaclaw.errors import BudgetExceededError
 from eurekaclaw.skills.format import estimate_tokens
+
+if TYPE_CHECKING:
+    from eurekaclaw.config import Settings
+    from eurekaclaw.skills.injector import SkillInjector
+    from eurekaclaw.types.skills import SkillRecord
 
 log = logging.getLogger(__name__)
 
 MEMORY_SHARE = 0.5
 SKILL_K = 5
 DEFAULT_BUDGET = 2000
+
+
+class PromptServices(Protocol):
+    """What skills are offered from: the session's services (agents/base.py `Services`,
+    which this layer may not import)."""
+
+    @property
+    def skill_injector(self) -> SkillInjector | None: ...
+
+    @property
+    def memories_block(self) -> str: ...
+
+
+class PromptContext(Protocol):
+    """The part of an agent's context (agents/base.py `AgentContext`) a skills block needs."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def services(self) -> PromptServices: ...
 
 
 @dataclass
@@ -68,7 +94,7 @@ def trim_lines_to_tokens(text: str, budget: int) -> str:
 
 
 def offer_skills(
-    services: Mapping[str, Any],
+    services: PromptServices,
     total_budget: int,
     roles: str | Iterable[str],
     task: str,
@@ -78,15 +104,14 @@ def offer_skills(
 ) -> OfferedSkills:
     """The relevant skills for the first role in `roles`, then the next… (at most k, no
     duplicates) within what `used` (the memories block, memory hints) left of `total_budget`.
-    The session's `<memories>` block (services["memories_block"]) always counts as used.
+    The session's `<memories>` block (services.memories_block) always counts as used.
     Never raises for a broken skill store: skills help, a run must not stop for them."""
-    injector = services.get("skill_injector")
+    injector = services.skill_injector
     if injector is None or not (task or "").strip():
         return OfferedSkills()
     role_list = [roles] if isinstance(roles, str) else list(roles)
-    memories = str(services.get("memories_block") or "")
-    budget = skills_budget(total_budget, memories, *used)
-    chosen: list[Any] = []
+    budget = skills_budget(total_budget, services.memories_block, *used)
+    chosen: list[SkillRecord] = []
     try:
         for role in role_list:
             left = budget - tokens(injector.render_for_prompt(chosen))
@@ -134,9 +159,9 @@ def role_task(role: str, topic: str) -> str:
     return f"{activity}\n{topic}".strip() if topic.strip() else ""
 
 
-def skills_block(ctx: Any, role: str, topic: str, *, used: Iterable[str] = ()) -> str:
+def skills_block(ctx: PromptContext, role: str, topic: str, *, used: Iterable[str] = ()) -> str:
     """The `<skills>` block an agent of `role` adds to its system prompt (`ctx` is its
     AgentContext: services and settings), chosen for what the role does (`ROLE_ACTIVITY`) on
     `topic`; "" when no skill is relevant or there is no topic."""
-    total = getattr(ctx.settings, "memory_skill_token_budget", DEFAULT_BUDGET)
+    total = ctx.settings.memory_skill_token_budget
     return offer_skills(ctx.services, total, role, role_task(role, topic), used=used).block

@@ -16,7 +16,7 @@ the least reliable number in the report.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -25,6 +25,10 @@ from eurekaclaw.errors import LLMError, MissingConfigError
 from eurekaclaw.llm.session_client import SessionLLM
 from eurekaclaw.llm.types import LLMRequest, Message
 from eurekaclaw.types.artifacts import Bibliography, EvalDimension, Paper, TheoryState
+
+if TYPE_CHECKING:
+    from eurekaclaw.config import Settings
+    from eurekaclaw.memory.embeddings import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +66,7 @@ def _paper_text(paper: Paper) -> str:
 
 
 def closest_papers(
-    statement: str, papers: list[Paper], embedder: Any
+    statement: str, papers: list[Paper], embedder: Embedder
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Papers sorted by cosine similarity to the statement, and the embedding inputs."""
     # entries no literature service could find are not literature
@@ -92,7 +96,7 @@ def closest_papers(
         novelty_value = 1.0 - mean_top
         basis = "absolute (fewer than two surveyed papers to calibrate against)"
     inputs = {
-        "embedder": getattr(embedder, "name", type(embedder).__name__),
+        "embedder": embedder.name,
         "papers_compared": len(usable),
         "top_k": TOP_K,
         "mean_top_k_similarity": round(mean_top, 6),
@@ -120,14 +124,13 @@ def _reference_similarity(paper_vectors: Any) -> float | None:
     return sum(per_paper) / n
 
 
-def default_embedder(settings: Any) -> tuple[Any | None, str]:
+def default_embedder(settings: Settings) -> tuple[Embedder | None, str]:
     """The configured embedder, or (None, reason) when it cannot be loaded."""
+    # numpy comes with the embeddings: loaded when a paper is scored, not when the CLI starts
+    from eurekaclaw.memory.embeddings import get_embedder
+
     try:
-        from eurekaclaw.memory.embeddings import get_embedder
-    except ImportError as exc:  # the memory layer is optional for evaluation
-        return None, f"embeddings unavailable ({exc})"
-    try:
-        return get_embedder(getattr(settings, "eurekaclaw_embedder", None)), ""
+        return get_embedder(settings.eurekaclaw_embedder), ""
     except MissingConfigError as exc:
         return None, f"embeddings unavailable ({exc.user_message()})"
 
@@ -160,7 +163,7 @@ async def novelty(
     weight: float,
     *,
     llm: SessionLLM | None,
-    embedder: Any | None,
+    embedder: Embedder | None,
     embedder_note: str = "",
     provers: set[str] | None = None,
 ) -> EvalDimension:

@@ -10,7 +10,6 @@ ranges narrower than the main theorem's) is flagged and earns no mechanical leve
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -18,15 +17,6 @@ from eurekaclaw.agents.formalize.models import ClaimOut
 from eurekaclaw.types.artifacts import Claim, LemmaNode
 
 log = logging.getLogger(__name__)
-
-
-def _parser() -> tuple[Any, type[Exception]] | None:
-    """verify.parse_claim and its error type, or None when the verification layer is absent."""
-    try:
-        from eurekaclaw.verify import ClaimError, parse_claim
-    except ImportError:
-        return None
-    return parse_claim, ClaimError
 
 
 def to_claim(raw: ClaimOut | None) -> tuple[Claim | None, str | None]:
@@ -41,15 +31,12 @@ def to_claim(raw: ClaimOut | None) -> tuple[Claim | None, str | None]:
         return None, f"{where}: {err['msg']}"
     if not claim.conclusion.strip():
         return None, "the conclusion is empty"
-    parser = _parser()
-    if parser is None:
-        # Without the verification layer nothing can check the claim anyway; keep it so the
-        # checks can run on it once the layer is installed.
-        return claim, None
-    parse_claim, claim_error = parser
+    # The parser loads sympy: imported here, when a plan is checked, not when the CLI starts.
+    from eurekaclaw.verify import ClaimError, parse_claim
+
     try:
         parse_claim(claim)
-    except claim_error as exc:
+    except ClaimError as exc:
         return None, str(exc) or type(exc).__name__
     except Exception as exc:  # a checker bug must not take the plan down; the claim is dropped
         log.warning("claim parser failed on %r: %s", claim.conclusion, exc)

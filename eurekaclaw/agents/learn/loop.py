@@ -218,7 +218,7 @@ class ContinualLearningLoop:
         if not isinstance(injected, dict):
             report.degraded.append("skill_stats: 'injected_skills' on the bus is not a mapping")
             return
-        injector = self.ctx.services.get("skill_injector")
+        injector = self.ctx.services.skill_injector
         if injector is None:
             # Relevance cannot be re-checked: score nothing rather than credit blindly.
             report.degraded.append("skill_stats: no skill injector to check relevance; no use scored")

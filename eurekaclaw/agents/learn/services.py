@@ -2,10 +2,10 @@
 
     services = build_memory_services(settings.eurekaclaw_dir, session_id, domain,
                                      plugin.get_skills_dirs() if plugin else [])
-    services["memories_block"] = session_memories_block(services["memory"], domain, statement,
-                                                        plugin=plugin,
-                                                        total_budget=settings.memory_skill_token_budget)
-    ctx.services.update(services)
+    services.memories_block = session_memories_block(services.memory, domain, statement,
+                                                     plugin=plugin,
+                                                     total_budget=settings.memory_skill_token_budget)
+    ctx.services = services
     watch_session_papers(ctx, statement)   # no statement: re-chosen from the papers' titles
 """
 
@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from eurekaclaw.agents.base import Services
 from eurekaclaw.memory.embeddings import LazyEmbedder
 from eurekaclaw.memory.manager import MemoryManager
 from eurekaclaw.skills.injector import SkillInjector
@@ -42,15 +43,29 @@ def build_memory_services(
     *,
     embedder: Embedder | None = None,
     episodic: EpisodicMemory | None = None,
-) -> dict[str, Any]:
-    """{"memory": MemoryManager, "skill_registry": SkillRegistry, "skill_injector": SkillInjector}
-    sharing one (lazily loaded) embedder; `domain` becomes the manager's `domain`."""
+) -> Services:
+    """The memory manager, skill registry and skill injector, sharing one (lazily loaded)
+    embedder; `domain` becomes the manager's `domain`."""
+    memory, registry, injector = _memory_and_skills(
+        workspace_root, session_id, domain, plugin_skill_dirs, embedder=embedder, episodic=episodic,
+    )
+    return Services(memory=memory, skill_registry=registry, skill_injector=injector)
+
+
+def _memory_and_skills(
+    workspace_root: Path,
+    session_id: str,
+    domain: str,
+    plugin_skill_dirs: list[Path],
+    *,
+    embedder: Embedder | None = None,
+    episodic: EpisodicMemory | None = None,
+) -> tuple[MemoryManager, SkillRegistry, SkillInjector]:
     root = Path(workspace_root)
     shared = embedder if embedder is not None else LazyEmbedder()
     memory = MemoryManager(root, session_id, shared, episodic=episodic, domain=domain)
     registry = SkillRegistry(root / "skills", domain_dirs=list(plugin_skill_dirs))
-    injector = SkillInjector(registry, shared)
-    return {"memory": memory, "skill_registry": registry, "skill_injector": injector}
+    return memory, registry, SkillInjector(registry, shared)
 
 
 def memories_block_for(manager: MemoryManager, domain: str, query: str, token_budget: int | None = None) -> str:
@@ -110,7 +125,8 @@ def session_titles(ctx: AgentContext) -> list[str]:
 def watch_session_papers(ctx: AgentContext, statement: str) -> None:
     """For a session without a statement: choose its memories again from its papers' titles
     as soon as the survey has them (and at once on resume, when they are already there)."""
-    if statement.strip() or ctx.services.get("memory") is None:
+    memory = ctx.services.memory
+    if statement.strip() or memory is None:
         return
 
     def refresh(_: object = None) -> None:
@@ -119,27 +135,29 @@ def watch_session_papers(ctx: AgentContext, statement: str) -> None:
             return
         try:
             block = session_memories_block(
-                ctx.services["memory"], ctx.domain, "", plugin=ctx.plugin, titles=titles,
+                memory, ctx.domain, "", plugin=ctx.plugin, titles=titles,
                 total_budget=ctx.settings.memory_skill_token_budget,
             )
         except Exception as exc:  # memory helps; it must not stop the survey
             log.warning("memories for the session's papers could not be chosen: %s", exc)
             return
-        if block:
-            ctx.services["memories_block"] = block
-        else:
-            ctx.services.pop("memories_block", None)
+        ctx.services.memories_block = block
 
     ctx.bus.subscribe("bibliography", refresh)
     refresh()
 
 
-def services_from_context(ctx: AgentContext) -> dict[str, Any]:
-    """The context's services, built from its workspace where the orchestrator did not."""
-    wanted = ("memory", "skill_registry", "skill_injector")
-    if all(ctx.services.get(k) is not None for k in wanted):
-        return {k: ctx.services[k] for k in wanted}
-    root = ctx.workspace.root if ctx.workspace is not None else ctx.settings.eurekaclaw_dir
-    plugin_dirs = list(ctx.plugin.get_skills_dirs()) if ctx.plugin is not None else []
-    built = build_memory_services(root, ctx.session_id, ctx.domain, plugin_dirs, episodic=ctx.episodic)
-    return {k: ctx.services.get(k) or built[k] for k in wanted}
+def complete_memory_services(ctx: AgentContext) -> tuple[MemoryManager, SkillRegistry]:
+    """The context's memory manager and skill registry; those (and the injector) the
+    orchestrator did not attach are built from the workspace and attached to `ctx`."""
+    services = ctx.services
+    memory, registry, injector = services.memory, services.skill_registry, services.skill_injector
+    if memory is None or registry is None or injector is None:
+        root = ctx.workspace.root if ctx.workspace is not None else ctx.settings.eurekaclaw_dir
+        plugin_dirs = list(ctx.plugin.get_skills_dirs()) if ctx.plugin is not None else []
+        built = _memory_and_skills(root, ctx.session_id, ctx.domain, plugin_dirs, episodic=ctx.episodic)
+        memory = built[0] if memory is None else memory
+        registry = built[1] if registry is None else registry
+        injector = built[2] if injector is None else injector
+        services.memory, services.skill_registry, services.skill_injector = memory, registry, injector
+    return memory, registry

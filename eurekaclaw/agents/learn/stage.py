@@ -1,7 +1,7 @@
 """LearnStage (stage 7): run the ContinualLearningLoop on the finished session.
 
-Uses the orchestrator's services (ctx.services["memory"], ["skill_registry"],
-["skill_injector"]) when present and builds them from the workspace otherwise. Needs a
+Uses the orchestrator's services (ctx.services.memory, .skill_registry, .skill_injector)
+when present and builds them from the workspace otherwise. Needs a
 TheoryState on the bus; without one there is nothing to learn and the stage is skipped.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from eurekaclaw.agents.base import AgentContext
 from eurekaclaw.agents.learn.loop import REPORT_KEY, STEPS, ContinualLearningLoop
-from eurekaclaw.agents.learn.services import services_from_context
+from eurekaclaw.agents.learn.services import complete_memory_services
 from eurekaclaw.agents.stage import Stage, StageOutcome
 from eurekaclaw.types.tasks import InputSpec
 
@@ -27,10 +27,8 @@ class LearnStage(Stage):
         state = ctx.bus.get_theory_state()
         if state is None:
             return StageOutcome(status="skipped", reason=self.missing_inputs(ctx, spec) or "")
-        services = services_from_context(ctx)
-        for key, value in services.items():
-            ctx.services.setdefault(key, value)
-        loop = ContinualLearningLoop(ctx, services["memory"], services["skill_registry"])
+        memory, registry = complete_memory_services(ctx)
+        loop = ContinualLearningLoop(ctx, memory, registry)
         report = await loop.post_run(state)
         if len(report.skipped_steps) == len(STEPS):
             # Everything was learned before an interruption; keep that run's report.

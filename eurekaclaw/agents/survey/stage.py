@@ -32,9 +32,9 @@ SUMMARY_LIMIT = {"prove": 8, "explore": 12, "from-papers": 12}
 
 
 def literature_service(ctx: AgentContext) -> tuple[LiteratureService, bool]:
-    """(service, owned): tests and callers may supply one in ctx.services["literature"]."""
-    given = ctx.services.get("literature")
-    if isinstance(given, LiteratureService):
+    """(service, owned): tests and callers may supply one in ctx.services.literature."""
+    given = ctx.services.literature
+    if given is not None:
         return given, False
     return LiteratureService.from_settings(ctx.settings), True
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from eurekaclaw.agents.base import AgentContext
+from eurekaclaw.agents.base import AgentContext, Services
 from eurekaclaw.config import load_settings
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
 from eurekaclaw.llm.ledger import UsageLedger
@@ -112,7 +112,7 @@ def responder(replies: dict[str, Any]):
 
 
 def make_ctx(home: Path, session_id: str, backend: ScriptedBackend, domain: str = "mab",
-             services: dict[str, Any] | None = None) -> AgentContext:
+             services: Services | None = None) -> AgentContext:
     workspace = Workspace(home)
     session = workspace.runs_dir / session_id
     session.mkdir(parents=True, exist_ok=True)
@@ -126,7 +126,7 @@ def make_ctx(home: Path, session_id: str, backend: ScriptedBackend, domain: str 
         workspace=workspace,
         session=SessionDir(session),
         domain=domain,
-        services=services or {},
+        services=services or Services(),
     )
 
 

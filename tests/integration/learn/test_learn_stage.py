@@ -126,7 +126,7 @@ async def test_garbage_replies_degrade_with_reasons(tmp_path):
 
 async def test_near_duplicate_insight_is_merged_by_the_fast_model(tmp_path):
     services = build_memory_services(tmp_path, "s1", "mab", [], embedder=HashingEmbedder())
-    old = services["memory"].save_insight(DomainInsight(
+    old = services.memory.save_insight(DomainInsight(
         domain="mab", category="proof_strategy", title="Bernstein for variance pull counts",
         content="Replace Hoeffding by Bernstein's inequality when rewards have small variance; "
                 "pull count scales with sigma^2/Delta^2.", confidence=0.6, source_session="s0"))
@@ -139,9 +139,9 @@ async def test_near_duplicate_insight_is_merged_by_the_fast_model(tmp_path):
     merge_calls = [c for c in backend.calls if c.output_name() == "MergeDecision"]
     assert len(merge_calls) == 1 and "Bernstein for variance pull counts" in merge_calls[0].prompt_text()
     assert not old.exists()
-    titles = sorted(i.title for i in services["memory"].list_insights("mab"))
+    titles = sorted(i.title for i in services.memory.list_insights("mab"))
     assert titles == ["Bernstein for variance-aware bounds", "Uniform constant regret is false"]
-    merged = next(i for i in services["memory"].list_insights("mab") if i.title.startswith("Bernstein"))
+    merged = next(i for i in services.memory.list_insights("mab") if i.title.startswith("Bernstein"))
     assert merged.content.startswith("Merged:") and merged.confidence == pytest.approx(0.85)
 
 

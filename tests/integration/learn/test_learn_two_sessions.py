@@ -3,6 +3,8 @@ the distilled skill and every system prompt carries the insight in <memories>.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from learnkit import (
     DISTILLED,
     INSIGHTS,
@@ -35,33 +37,33 @@ async def test_session_two_gets_the_skill_and_memory_of_session_one(tmp_path):
     domain_skills.mkdir()
     s1 = build_memory_services(tmp_path, "s1", "mab", [domain_skills])
     backend = ScriptedBackend(responder=responder({"InsightBatch": INSIGHTS, "DistilledSkills": DISTILLED}))
-    ctx1 = make_ctx(tmp_path, "s1", backend, services=dict(s1))
+    ctx1 = make_ctx(tmp_path, "s1", backend, services=s1)
     # a session that proved its theorem with independent reviews: its results are established
     record_session(ctx1, theory_state("proved", reviewer=REVIEWER))
     assert (await LearnStage().run(ctx1, InputSpec(mode="prove", statement="x"))).status == "completed"
 
     # --- session 2: built fresh from disk, as the orchestrator would
     s2 = build_memory_services(tmp_path, "s2", "mab", [domain_skills])
-    chosen = s2["skill_injector"].top_k(LEMMA, role="prover")
+    chosen = s2.skill_injector.top_k(LEMMA, role="prover")
     names = [s.meta.name for s in chosen]
     assert names[0] == "bernstein-variance-pull-counts", names
-    skills_block = s2["skill_injector"].render_for_prompt(chosen)
+    skills_block = s2.skill_injector.render_for_prompt(chosen)
     assert '<skill name="bernstein-variance-pull-counts">' in skills_block
 
-    block = memories_block_for(s2["memory"], "mab", LEMMA)
+    block = memories_block_for(s2.memory, "mab", LEMMA)
     assert block.startswith("<memories>") and "Bernstein for variance-aware pull counts" in block
     assert "replace Hoeffding by Bernstein" in block
     # another domain's sessions do not see these memories
-    assert memories_block_for(s2["memory"], "general", LEMMA) == ""
+    assert memories_block_for(s2.memory, "general", LEMMA) == ""
 
     # BaseAgent puts the block into every system prompt of session 2
-    ctx2 = make_ctx(tmp_path, "s2", ScriptedBackend(default="x"), services={**s2, "memories_block": block})
+    ctx2 = make_ctx(tmp_path, "s2", ScriptedBackend(default="x"), services=replace(s2, memories_block=block))
     request = _Probe(ctx2).request("prove it", system="You are the prover.", extra_system=skills_block)
     assert "<memories>" in request.system_dynamic and "bernstein-variance-pull-counts" in request.system_dynamic
 
     # session 2 can also reuse session 1's verified results, and sees its failed strategies
-    assert s2["memory"].search_theorems("Hoeffding confidence radius for empirical means", k=1)
-    assert s2["memory"].recall("theory.failed_strategies.mab")
+    assert s2.memory.search_theorems("Hoeffding confidence radius for empirical means", k=1)
+    assert s2.memory.recall("theory.failed_strategies.mab")
 
 
 PASS = {"verdict": "pass", "confidence": 0.9, "errors": [], "summary": "correct"}
@@ -83,13 +85,13 @@ async def test_session_two_prover_prompt_has_session_one_skill_and_memory(tmp_pa
 
     s1 = build_memory_services(tmp_path, "s1", "mab", [])
     backend1 = ScriptedBackend(responder=responder({"InsightBatch": INSIGHTS, "DistilledSkills": DISTILLED}))
-    ctx1 = make_ctx(tmp_path, "s1", backend1, services=dict(s1))
+    ctx1 = make_ctx(tmp_path, "s1", backend1, services=s1)
     record_session(ctx1)
     await LearnStage().run(ctx1, InputSpec(mode="prove", statement="x"))
 
     # session 2, wired the way the orchestrator wires it
     s2 = build_memory_services(tmp_path, "s2", "mab", [])
-    s2["memories_block"] = memories_block_for(s2["memory"], "mab", LEMMA)
+    s2.memories_block = memories_block_for(s2.memory, "mab", LEMMA)
     backend2 = ScriptedBackend(responder=_theory_reply)
     ctx2 = make_ctx(tmp_path, "s2", backend2, services=s2)
     dag = {
@@ -113,6 +115,6 @@ async def test_session_two_prover_prompt_has_session_one_skill_and_memory(tmp_pa
     ctx2.llm = make_ctx(tmp_path, "s2b", ScriptedBackend(
         responder=responder({"InsightBatch": {"insights": []}, "DistilledSkills": {"skills": []}}))).llm
     await LearnStage().run(ctx2, InputSpec(mode="prove", statement="x"))
-    skill = build_memory_services(tmp_path, "s3", "mab", [])["skill_registry"].get("bernstein-variance-pull-counts")
+    skill = build_memory_services(tmp_path, "s3", "mab", []).skill_registry.get("bernstein-variance-pull-counts")
     uses = [lid for lid, names in ctx2.bus.get("injected_skills").items() if skill.meta.name in names]
     assert "L1" in uses and skill.meta.usage_count == len(uses) and skill.meta.success_rate == 1.0

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from eurekaclaw.agents.base import AgentContext
+from eurekaclaw.agents.base import AgentContext, Services
 from eurekaclaw.config import load_settings
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
 from eurekaclaw.llm.ledger import UsageLedger
@@ -38,7 +38,6 @@ def quick_service(clock: FakeClock | None = None) -> LiteratureService:
 def make_ctx(tmp_path: Path, backend: ScriptedBackend, service: LiteratureService | None = None,
              events: list[tuple[str, dict[str, Any]]] | None = None) -> AgentContext:
     sink = events if events is not None else []
-    services: dict[str, Any] = {"literature": service} if service is not None else {}
     return AgentContext(
         session_id="s1",
         settings=load_settings(),
@@ -47,7 +46,7 @@ def make_ctx(tmp_path: Path, backend: ScriptedBackend, service: LiteratureServic
         tools=ToolRegistry(),
         episodic=EpisodicMemory("s1"),
         events=lambda kind, **data: sink.append((kind, data)),
-        services=services,
+        services=Services(literature=service),
     )
 
 

@@ -43,6 +43,7 @@ class MarkerEmbedder:
     """Deterministic unit vectors chosen by a marker word in the text."""
 
     name = "marker-test"
+    dim = 3
     VECTORS = {"STATEMENT": [1.0, 0.0, 0.0], "PaperA": [0.6, 0.8, 0.0], "PaperB": [0.6, 0.0, 0.8],
                "PaperC": [0.0, 0.6, 0.8]}
 

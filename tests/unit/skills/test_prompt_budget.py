@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 from skillkit import write_skill
 
+from eurekaclaw.agents.base import Services
 from eurekaclaw.agents.formalize.memory_hints import memory_hints
 from eurekaclaw.agents.learn.services import (
     memories_block_for,
@@ -42,9 +43,9 @@ def seeds(tmp_path) -> SkillInjector:
     return SkillInjector(SkillRegistry(tmp_path / "user"), HashingEmbedder())
 
 
-def ctx_with(injector, budget: int = 2000, **services):
-    return SimpleNamespace(settings=SimpleNamespace(memory_skill_token_budget=budget),
-                           services={"skill_injector": injector, **services})
+def ctx_with(injector, budget: int = 2000, memories_block: str = ""):
+    return SimpleNamespace(settings=load_settings(memory_skill_token_budget=budget),
+                           services=Services(skill_injector=injector, memories_block=memories_block))
 
 
 @pytest.mark.parametrize(("role", "skill"), [
@@ -78,7 +79,7 @@ def test_unrelated_skills_are_not_offered_to_the_prover(seeds):
 
 def test_no_topic_no_skills(seeds):
     assert skills_block(ctx_with(seeds), "writer", "   ") == ""
-    assert skills_block(SimpleNamespace(settings=SimpleNamespace(), services={}), "writer", BANDIT) == ""
+    assert skills_block(SimpleNamespace(settings=load_settings(), services=Services()), "writer", BANDIT) == ""
 
 
 RICH = (BANDIT + ": a union bound over arms and peeling over epochs, Hoeffding's concentration "
@@ -100,15 +101,13 @@ def test_skills_take_only_what_the_memories_left_of_the_budget(seeds):
     assert none_left.names == [] and none_left.block == ""
 
 
-def test_a_broken_skill_store_costs_the_skills_not_the_run():
-    class Broken:
+def test_a_broken_skill_store_costs_the_skills_not_the_run(tmp_path):
+    class Broken(SkillInjector):
         def top_k(self, *a, **k):
             raise OSError("unreadable SKILL.md")
 
-        def render_for_prompt(self, chosen):
-            return ""
-
-    assert offer_skills({"skill_injector": Broken()}, 2000, "prover", BANDIT).names == []
+    broken = Broken(SkillRegistry(tmp_path / "user"), HashingEmbedder())
+    assert offer_skills(Services(skill_injector=broken), 2000, "prover", BANDIT).names == []
 
 
 def test_trim_keeps_whole_lines_says_so_and_drops_orphan_headings():
@@ -155,15 +154,15 @@ def test_a_session_without_a_statement_still_gets_memories(memory, tmp_path):
     bus = KnowledgeBus("s1", tmp_path / "session")
     ctx = SimpleNamespace(bus=bus, domain="mab", plugin=None,
                           settings=load_settings(memory_skill_token_budget=2000),
-                          services={"memory": memory})
+                          services=Services(memory=memory))
     # before any paper: chosen by the domain (build_services), never "nothing"
-    ctx.services["memories_block"] = session_memories_block(memory, "mab", "")
-    assert "<memories>" in ctx.services["memories_block"]
+    ctx.services.memories_block = session_memories_block(memory, "mab", "")
+    assert "<memories>" in ctx.services.memories_block
     watch_session_papers(ctx, "")
     bus.put_bibliography(Bibliography(papers=[
         Paper(paper_id="arxiv:1", title="Analysis of Thompson sampling for the multi-armed bandit problem"),
     ]))
-    block = ctx.services["memories_block"]
+    block = ctx.services.memories_block
     # chosen by the papers once the survey has them: the Thompson insight comes first
     assert block.startswith("<memories>")
     assert block.index("Thompson posterior") < block.index("Peeling for UCB")
@@ -173,10 +172,10 @@ def test_a_session_without_a_statement_still_gets_memories(memory, tmp_path):
 def test_a_session_with_a_statement_is_not_rechosen(memory, tmp_path):
     bus = KnowledgeBus("s1", tmp_path / "session")
     ctx = SimpleNamespace(bus=bus, domain="mab", plugin=None, settings=load_settings(),
-                          services={"memory": memory, "memories_block": "<memories>kept</memories>"})
+                          services=Services(memory=memory, memories_block="<memories>kept</memories>"))
     watch_session_papers(ctx, "UCB1 pull counts are logarithmic")
     bus.put_bibliography(Bibliography(papers=[Paper(paper_id="arxiv:1", title="Thompson sampling")]))
-    assert ctx.services["memories_block"] == "<memories>kept</memories>"
+    assert ctx.services.memories_block == "<memories>kept</memories>"
 
 
 # --- memory hints: one domain's failures and counterexamples ---------------------------------------
@@ -191,7 +190,7 @@ async def test_hints_show_this_domains_failures_and_counterexamples_only(memory)
     memory.remember("theory.counterexamples.graphs", ["every planar graph is 3-colourable — false at K4"],
                     tags=["counterexample"])
     ctx = SimpleNamespace(domain="mab", settings=load_settings(theory_pipeline="memory_guided"),
-                          services={"memory": memory})
+                          services=Services(memory=memory))
     hints = await memory_hints(ctx, "UCB1 regret union bound")
     assert "Hoeffding without a union bound" in hints
     assert "constant regret for UCB1" in hints and "Counterexamples found" in hints
@@ -202,7 +201,7 @@ async def test_hints_show_this_domains_failures_and_counterexamples_only(memory)
 async def test_hints_do_not_repeat_insights_already_in_the_memories_block(memory):
     block = memories_block_for(memory, "mab", "UCB pull counts")
     ctx = SimpleNamespace(domain="mab", settings=load_settings(theory_pipeline="memory_guided"),
-                          services={"memory": memory, "memories_block": block})
+                          services=Services(memory=memory, memories_block=block))
     hints = await memory_hints(ctx, "UCB pull counts")
     for title in ("Peeling for UCB", "Thompson posterior", "KL lower bound"):
         if title in block:
@@ -215,6 +214,6 @@ def test_written_skill_for_two_roles_is_not_offered_twice(tmp_path):
                 description="Peel the horizon to bound UCB regret and pull counts",
                 body="Split the horizon into epochs; union bound per epoch; sum the geometric series.")
     inj = SkillInjector(SkillRegistry(user, builtin_dir=tmp_path / "none"), HashingEmbedder())
-    offered = offer_skills({"skill_injector": inj}, 2000, ("prover", "theory"), BANDIT)
+    offered = offer_skills(Services(skill_injector=inj), 2000, ("prover", "theory"), BANDIT)
     assert offered.names == ["regret-peeling"]  # picked for "prover", not again for "theory"
     assert offered.block.count("Split the horizon into epochs") == 1

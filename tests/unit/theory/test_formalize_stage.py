@@ -5,7 +5,10 @@ from __future__ import annotations
 from theory_script import Script, make_ctx
 
 from eurekaclaw.agents.formalize.stage import FormalizeStage
+from eurekaclaw.memory.embeddings import HashingEmbedder
+from eurekaclaw.memory.manager import MemoryManager
 from eurekaclaw.types.artifacts import KnownResult, ResearchBrief, ResearchDirection
+from eurekaclaw.types.memory import DomainInsight
 from eurekaclaw.types.tasks import InputSpec
 
 SPEC = InputSpec(mode="prove", statement="For all x > 0, x + 1/x >= 2.")
@@ -153,37 +156,24 @@ async def test_resume_keeps_existing_formalization(tmp_path):
     assert out.summary == "already formalized" and len(plan_calls(script)) == 1
 
 
-class FakeMemory:
-    def __init__(self, empty: bool = False) -> None:
-        self.empty = empty
-
-    def search_theorems(self, query, k=5, min_level="cited"):
-        from eurekaclaw.types.memory import KnowledgeNode
-
-        return [] if self.empty else [KnowledgeNode(node_id="n1", statement="AM-GM for two reals",
-                                                    verification_level="smt")]
-
-    def recall_by_tag(self, tag):
-        from eurekaclaw.types.memory import CrossRunRecord
-
-        if self.empty or tag != "failed_strategy":
-            return []
-        return [CrossRunRecord(key="theory.failed_strategies.amgm", value="squaring both sides loops")]
-
-    def load_for_injection(self, domain, k=4, query=""):
-        from eurekaclaw.types.memory import DomainInsight
-
-        if self.empty:
-            return []
-        return [DomainInsight(domain="general", category="pitfalls", title="division",
-                              content="check x != 0")]
+def seeded_memory(home, empty: bool = False) -> MemoryManager:
+    """A real memory store with one result, one failed strategy and one pitfall of the
+    `amgm` domain (or nothing)."""
+    memory = MemoryManager(home / "memory-home", "s0", HashingEmbedder())
+    if not empty:
+        memory.add_theorem("AM-GM for two reals: for all x > 0, x + 1/x >= 2", "amgm", "smt",
+                           established=True, session_status="proved")
+        memory.remember("theory.failed_strategies.amgm", "squaring both sides loops", tags=["failed_strategy"])
+        memory.save_insight(DomainInsight(domain="amgm", category="pitfalls", title="division",
+                                          content="check x != 0 before dividing by x"))
+    return memory
 
 
 async def test_memory_guided_feeds_memories_to_formalizer(tmp_path):
     script = Script().on("formalizer", None, GOOD)
     ctx, _, _ = make_ctx(tmp_path, script, theory_pipeline="memory_guided")
     ctx.domain = "amgm"  # failed strategies are offered within their own domain only
-    ctx.services["memory"] = FakeMemory()
+    ctx.services.memory = seeded_memory(tmp_path)
     await FormalizeStage().run(ctx, SPEC)
     prompt = script.calls("formalizer")[0].prompt_text()
     for fragment in ("AM-GM for two reals", "squaring both sides loops", "check x != 0"):
@@ -191,11 +181,11 @@ async def test_memory_guided_feeds_memories_to_formalizer(tmp_path):
 
 
 async def test_memory_guided_works_without_memory(tmp_path):
-    for i, memory in enumerate((None, FakeMemory(empty=True))):
+    for i, memory in enumerate((None, seeded_memory(tmp_path, empty=True))):
         script = Script().on("formalizer", None, GOOD)
         ctx, _, _ = make_ctx(tmp_path / str(i), script, theory_pipeline="memory_guided")
         if memory is not None:
-            ctx.services["memory"] = memory
+            ctx.services.memory = memory
         out = await FormalizeStage().run(ctx, SPEC)
         assert out.status == "completed"
         assert "From earlier sessions" not in script.calls("formalizer")[0].prompt_text()
@@ -204,6 +194,7 @@ async def test_memory_guided_works_without_memory(tmp_path):
 async def test_default_pipeline_does_not_query_memory(tmp_path):
     script = Script().on("formalizer", None, GOOD)
     ctx, _, _ = make_ctx(tmp_path, script)
-    ctx.services["memory"] = FakeMemory()
+    ctx.domain = "amgm"
+    ctx.services.memory = seeded_memory(tmp_path)
     await FormalizeStage().run(ctx, SPEC)
     assert "AM-GM for two reals" not in script.calls("formalizer")[0].prompt_text()

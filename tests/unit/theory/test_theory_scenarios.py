@@ -6,6 +6,9 @@ from theory_script import Script, fail, lemma, make_ctx, proof, put_state
 
 from eurekaclaw.agents.formalize.stage import FormalizeStage
 from eurekaclaw.agents.theory.stage import TheoryStage
+from eurekaclaw.memory.embeddings import HashingEmbedder
+from eurekaclaw.skills.injector import SkillInjector
+from eurekaclaw.skills.registry import SkillRegistry
 from eurekaclaw.types.artifacts import level_rank
 from eurekaclaw.types.skills import SkillMeta, SkillRecord
 from eurekaclaw.types.tasks import InputSpec
@@ -28,8 +31,11 @@ def five_lemma_plan() -> dict:
     }
 
 
-class FakeInjector:
-    def __init__(self) -> None:
+class FakeInjector(SkillInjector):
+    """A real injector whose choice is fixed: one induction skill, for the prover only."""
+
+    def __init__(self, home) -> None:
+        super().__init__(SkillRegistry(home / "skills"), HashingEmbedder())
         self.asked: list[tuple[str, str]] = []
 
     def top_k(self, task, role, k=5, strategy="hybrid", token_budget=1500):
@@ -39,17 +45,13 @@ class FakeInjector:
         meta = SkillMeta(name="induction-skill", agent_roles=["prover"], description="use induction")
         return [SkillRecord(meta=meta, body="Try induction on n.")]
 
-    def render_for_prompt(self, skills):
-        if not skills:
-            return ""
-        return "<skills>" + "".join(f'<skill name="{s.meta.name}">{s.body}</skill>' for s in skills) + "</skills>"
 
 
 async def test_a_five_lemmas_all_proved_first_try(tmp_path):
     script = Script().on("formalizer", None, five_lemma_plan())
     ctx, backend, events = make_ctx(tmp_path, script)
-    injector = FakeInjector()
-    ctx.services["skill_injector"] = injector
+    injector = FakeInjector(tmp_path)
+    ctx.services.skill_injector = injector
     out = await FormalizeStage().run(ctx, SPEC)
     assert out.status == "completed"
     out = await TheoryStage().run(ctx, SPEC)

@@ -86,7 +86,7 @@ async def test_memory_guided_prover_sees_failed_strategies_from_real_memory(tmp_
     script = Script()
     ctx, _, _ = make_ctx(tmp_path, script, theory_pipeline="memory_guided")
     ctx.domain = "amgm"  # failed strategies are offered within their own domain only
-    ctx.services["memory"] = memory
+    ctx.services.memory = memory
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, InputSpec(mode="prove", statement="s"))
     assert ctx.bus.get_theory_state().status == "proved"
@@ -95,7 +95,7 @@ async def test_memory_guided_prover_sees_failed_strategies_from_real_memory(tmp_
     empty = MemoryManager(tmp_path / "empty", "s2")
     script2 = Script()
     ctx2, _, _ = make_ctx(tmp_path / "two", script2, theory_pipeline="memory_guided")
-    ctx2.services["memory"] = empty
+    ctx2.services.memory = empty
     put_state(ctx2, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx2, InputSpec(mode="prove", statement="s"))
     assert ctx2.bus.get_theory_state().status == "proved"
