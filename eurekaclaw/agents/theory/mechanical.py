@@ -142,7 +142,7 @@ def evaluate(claim: Claim, assignment: dict[str, float]) -> Evaluation:
         ev = evaluate_claim_at(claim, assignment)
     except Exception as exc:  # a bad proposal (unknown variable, out of domain) is no evidence
         return Evaluation(holds=None, slack=None, detail=f"{type(exc).__name__}: {exc}")
-    return Evaluation(holds=ev.holds, slack=getattr(ev, "slack", None), detail=getattr(ev, "detail", ""))
+    return Evaluation(holds=ev.holds, slack=ev.slack, detail=ev.detail)
 
 
 def stored_refutation(lemma_id: str, claim: Claim | None, known: list[Counterexample]) -> Counterexample | None:
