@@ -14,7 +14,6 @@ from rich.text import Text
 
 from eurekaclaw.config import Settings, load_settings
 from eurekaclaw.errors import EurekaError
-from eurekaclaw.orchestrator.session_setup import optional_call
 
 EXECUTABLES = {
     "coqc": ("--version", "formal proofs (Coq); install Debian package `coq`"),
@@ -181,10 +180,9 @@ def doctor_report(*, online: bool = False) -> dict[str, Any]:
             except importlib.metadata.PackageNotFoundError:
                 version = "installed"
         report["tools"].append({"name": module, "available": found, "version": version, "purpose": purpose})
-    checkers = optional_call("eurekaclaw.verify", "available_checkers")
-    for info in checkers or []:
-        data = info if isinstance(info, dict) else info.model_dump() if hasattr(info, "model_dump") else vars(info)
-        report["checkers"].append(data)
+    from eurekaclaw.verify.checkers import available_checkers
+
+    report["checkers"].extend(info.model_dump() for info in available_checkers())
     if online:
         report["online"] = _probe_online()
     return report

@@ -3,12 +3,10 @@ domain plugin, memory and skill services."""
 
 from __future__ import annotations
 
-import importlib
 import logging
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from eurekaclaw.agents.base import AgentContext, Services
 from eurekaclaw.agents.learn.services import (
@@ -28,18 +26,6 @@ from eurekaclaw.store.session import SessionDir, Workspace
 from eurekaclaw.tools.base import ToolRegistry
 
 log = logging.getLogger(__name__)
-
-
-def optional_call(module: str, function: str, *args: Any, **kwargs: Any) -> Any:
-    """Call a function of an optional subsystem; None when the subsystem is not in this build.
-    (Only orchestrator/doctor.py still calls this; every subsystem is part of the build.)"""
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            return None
-        raise
-    return getattr(mod, function)(*args, **kwargs)
 
 
 def build_tools(settings: Settings, workspace: Workspace, plugin: DomainPlugin | None) -> ToolRegistry:
