@@ -42,6 +42,8 @@ def paper_problem(paper: Any) -> str:
 def paper_note(paper: Any) -> str:
     """A note for a session whose paper is .tex/.md only because no toolchain exists."""
     if isinstance(paper, PaperOutput) and not paper.compiled and not paper.compile_error and paper.tex_file:
+        if paper.compile_skipped:
+            return f"paper.tex and paper.md only: {paper.compile_skipped}"
         return "no LaTeX toolchain: paper.tex and paper.md only (`eurekaclaw doctor`)"
     return ""
 

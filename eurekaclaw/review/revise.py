@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from eurekaclaw.agents.base import BaseAgent, render_prompt
 from eurekaclaw.agents.writer.bibtex import render_bibtex
-from eurekaclaw.agents.writer.compile import DOCTOR_HINT, find_toolchain
+from eurekaclaw.agents.writer.compile import usable_toolchain
 from eurekaclaw.agents.writer.doc import PROSE_FIELDS, build_doc
 from eurekaclaw.agents.writer.honest import check_prose
 from eurekaclaw.agents.writer.markdown import render_markdown
@@ -214,13 +214,13 @@ async def _build_version(agent: BaseAgent, facts: PaperFacts, prose: dict[str, s
     files = version_files(number)
     doc = build_doc(facts.theory, facts.plan, facts.experiment, prose)
     notes = list(outcome.notes)
-    toolchain = find_toolchain()
+    toolchain, skipped = usable_toolchain()
     build_dir = session_dir / f"latex_v{number}"
     compiled = False
     if toolchain is None:
         tex, info = render_tex(doc)
         bib = render_bibtex(doc.cite)
-        notes.append(f"no LaTeX toolchain (pdflatex) found: {files['tex_file']} and {files['md_file']} only; {DOCTOR_HINT}")
+        notes.append(f"{files['tex_file']} and {files['md_file']} only: {skipped}")
     else:
         with contextlib.suppress(FileNotFoundError):
             shutil.rmtree(build_dir)  # a failed earlier attempt at this number

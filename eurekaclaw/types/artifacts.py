@@ -357,6 +357,8 @@ class PaperOutput(Artifact):
     pdf_file: str | None = None
     compiled: bool = False
     compile_error: str = ""
+    # Why no compilation was tried (no LaTeX toolchain, no working TeX sandbox): not a failure
+    compile_skipped: str = ""
     notes: list[str] = Field(default_factory=list)
     weakest_level: VerificationLevel = "unverified"
 

@@ -145,6 +145,22 @@ def find_toolchain() -> Toolchain | None:
     return Toolchain(pdflatex=pdflatex, latexmk=shutil.which("latexmk"), bibtex=shutil.which("bibtex"))
 
 
+def usable_toolchain() -> tuple[Toolchain | None, str]:
+    """The toolchain the paper may be compiled with, or (None, why not). Model-written LaTeX is
+    compiled only inside the bubblewrap sandbox: without one the PDF is switched off (the .tex
+    and .md are still written), never built with weaker isolation."""
+    toolchain = find_toolchain()
+    if toolchain is None:
+        return None, f"no LaTeX toolchain (pdflatex) found; {DOCTOR_HINT}"
+    from eurekaclaw.agents.writer.tex_sandbox import sandbox_available
+
+    boxed, why = sandbox_available()
+    if not boxed:
+        return None, (f"the TeX sandbox is unavailable ({why}): model-written LaTeX is compiled only "
+                      "inside bubblewrap, so no PDF was built; read paper.tex before compiling it yourself")
+    return toolchain, ""
+
+
 @dataclass
 class CompileResult:
     ok: bool

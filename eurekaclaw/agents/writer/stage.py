@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from eurekaclaw.agents.base import AgentContext, BaseAgent, render_prompt
 from eurekaclaw.agents.stage import Stage, StageOutcome
 from eurekaclaw.agents.writer.bibtex import CitePlan, plan_citations, render_bibtex
-from eurekaclaw.agents.writer.compile import DOCTOR_HINT, find_toolchain
+from eurekaclaw.agents.writer.compile import usable_toolchain
 from eurekaclaw.agents.writer.directions import direction_report
 from eurekaclaw.agents.writer.doc import build_doc
 from eurekaclaw.agents.writer.experiments import ExperimentView, experiment_view
@@ -28,7 +28,6 @@ from eurekaclaw.agents.writer.prose import write_prose
 from eurekaclaw.agents.writer.render import SOURCE_NOTE_PREFIX, render_tex
 from eurekaclaw.agents.writer.repair import BIB_NAME, TEX_NAME, compile_with_repair, copy_pdf
 from eurekaclaw.agents.writer.shipped import keep_cited_shipped, offer_shipped, record_shipped
-from eurekaclaw.agents.writer.tex_sandbox import sandbox_available
 from eurekaclaw.errors import LLMError, StageFailedError
 from eurekaclaw.store.files import atomic_write_text
 from eurekaclaw.types.artifacts import PaperOutput, TheoryState
@@ -131,20 +130,16 @@ class WriterAgent(BaseAgent):
         if plan.unverified:
             notes.append(f"{len(plan.unverified)} unverified reference(s) listed separately, not cited")
 
-        toolchain = find_toolchain()
+        toolchain, skipped = usable_toolchain()
         compiled = False
         compile_error = ""
         pdf_path = session_dir / PDF_NAME
         if toolchain is None:
             tex, info = render_tex(doc)
             bib = render_bibtex(doc.cite)
-            notes.append(f"no LaTeX toolchain (pdflatex) found: paper.tex and paper.md only; {DOCTOR_HINT}")
+            notes.append(f"paper.tex and paper.md only: {skipped}")
         else:
-            ctx.events("write", message=f"compiling paper.tex with {toolchain.engine}")
-            boxed, why = sandbox_available()
-            if not boxed:
-                notes.append(f"paper.tex compiled without the sandbox ({why}): TeX's own file limits and "
-                             "no shell escape only")
+            ctx.events("write", message=f"compiling paper.tex with {toolchain.engine} in the sandbox")
             outcome = await compile_with_repair(
                 doc,
                 session_dir / BUILD_DIR,
@@ -177,6 +172,7 @@ class WriterAgent(BaseAgent):
             pdf_file=PDF_NAME if compiled else None,
             compiled=compiled,
             compile_error=compile_error,
+            compile_skipped=skipped,
             notes=notes,
             weakest_level=doc.weakest,
         )

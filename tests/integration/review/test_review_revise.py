@@ -83,7 +83,7 @@ def test_a_revision_writes_a_new_compiled_version_and_keeps_the_old(session: Ses
 
 def test_a_careless_revision_cannot_claim_a_higher_level_or_a_proof(tmp_path: Path, isolated_home: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(revise_mod, "find_toolchain", lambda: None)
+    monkeypatch.setattr(revise_mod, "usable_toolchain", lambda: (None, "no LaTeX toolchain (pdflatex) found"))
     session = copy_session(finished_session(tmp_path / "h", proved=False), isolated_home)
     careless = revision_reply(
         title="A proof of the UCB1 regret bound",
@@ -117,7 +117,7 @@ def test_a_revision_that_does_not_compile_is_rolled_back(session: SessionDir, mo
             self.tex, self.bib, self.info = tex, "", info
             self.compiled, self.pdf, self.actions, self.error = False, None, [], "Emergency stop"
 
-    monkeypatch.setattr(revise_mod, "find_toolchain", lambda: object())
+    monkeypatch.setattr(revise_mod, "usable_toolchain", lambda: (object(), ""))
     monkeypatch.setattr(revise_mod, "compile_with_repair", broken)
     _, outcome, _ = revise(session, revision_reply(introduction=NEW_INTRO))
     assert not outcome.ok and "did not compile (Emergency stop)" in outcome.error
@@ -126,14 +126,14 @@ def test_a_revision_that_does_not_compile_is_rolled_back(session: SessionDir, mo
     assert not (session.path / "review" / "versions.json").exists()
     assert read_history(session)[-1]["ok"] is False
     # the next attempt takes the next number and succeeds without a toolchain
-    monkeypatch.setattr(revise_mod, "find_toolchain", lambda: None)
+    monkeypatch.setattr(revise_mod, "usable_toolchain", lambda: (None, "no LaTeX toolchain (pdflatex) found"))
     _, again, _ = revise(session, revision_reply(introduction=NEW_INTRO))
     assert again.ok and again.version == 2
 
 
 def test_feedback_that_needs_new_mathematics_is_reported_not_faked(session: SessionDir,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(revise_mod, "find_toolchain", lambda: None)
+    monkeypatch.setattr(revise_mod, "usable_toolchain", lambda: (None, "no LaTeX toolchain (pdflatex) found"))
     reply = revision_reply(needs=["theory"], needs_reason="a tighter constant needs a new proof of Lemma L2",
                            summary="Nothing in the prose to change.")
     _, outcome, _ = revise(session, reply, "Improve the constant from 8 to 2.")
@@ -143,7 +143,7 @@ def test_feedback_that_needs_new_mathematics_is_reported_not_faked(session: Sess
 
 
 def test_revisions_stack_and_each_version_is_kept(session: SessionDir, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(revise_mod, "find_toolchain", lambda: None)
+    monkeypatch.setattr(revise_mod, "usable_toolchain", lambda: (None, "no LaTeX toolchain (pdflatex) found"))
     _, first, _ = revise(session, revision_reply(introduction=NEW_INTRO))
     second_intro = NEW_INTRO + " A second paragraph follows.\n\nIt discusses the horizon $T$ and the arms."
     _, second, _ = revise(session, revision_reply(introduction=second_intro, related_work=None))
@@ -155,7 +155,7 @@ def test_revisions_stack_and_each_version_is_kept(session: SessionDir, monkeypat
 
 
 def test_revised_text_goes_through_the_writers_sanitiser(session: SessionDir, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(revise_mod, "find_toolchain", lambda: None)
+    monkeypatch.setattr(revise_mod, "usable_toolchain", lambda: (None, "no LaTeX toolchain (pdflatex) found"))
     hostile = revision_reply(
         related_work="Concentration follows \\citet{hoeffding1963probability}. \\input{/etc/passwd} "
         "\\immediate\\write18{rm -rf ~} \\section{Injected} \\citet{invented2099} is not a real key.",

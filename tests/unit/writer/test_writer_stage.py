@@ -52,6 +52,33 @@ async def test_write_stage_end_to_end_compiles(tmp_path: Path) -> None:
     assert "key=auer2002finitetime" in calls[0].prompt_text()
 
 
+async def test_without_a_working_tex_sandbox_no_pdf_is_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Model-written LaTeX is compiled only in bubblewrap: a missing sandbox switches the PDF
+    off (a note, not a failure); it never compiles with weaker isolation."""
+    require_tool("latexmk")
+    from eurekaclaw.agents.writer import compile as tex_compile
+    from eurekaclaw.agents.writer import tex_sandbox
+    from eurekaclaw.orchestrator.verdict import paper_note, paper_problem
+
+    monkeypatch.setattr(tex_sandbox, "sandbox_available", lambda: (False, "bubblewrap (bwrap) is not installed"))
+
+    async def never(*args, **kwargs):
+        raise AssertionError("TeX ran without the sandbox")
+
+    monkeypatch.setattr(tex_compile, "_run", never)
+    bus = wh.session(tmp_path)
+    ctx = wh.context(bus, rules=[PROSE_RULE])
+    outcome = await WriteStage().run(ctx, SPEC)
+    assert outcome.status == "completed", outcome.reason
+    paper = bus.get("paper")
+    assert not paper.compiled and paper.pdf_file is None and paper.compile_error == ""
+    assert "TeX sandbox is unavailable" in paper.compile_skipped and "bubblewrap" in paper.compile_skipped
+    assert any("TeX sandbox is unavailable" in n for n in paper.notes)
+    assert not (bus.session_dir / "paper.pdf").exists() and (bus.session_dir / "paper.tex").is_file()
+    # the session is not partial for it, and says why there is no PDF
+    assert paper_problem(paper) == "" and "TeX sandbox is unavailable" in paper_note(paper)
+
+
 async def test_garbage_reply_falls_back_to_deterministic_prose(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _no_toolchain(monkeypatch, tmp_path)
     bus = wh.session(tmp_path, with_experiment=False)
