@@ -33,11 +33,12 @@ class _OneLineErrors(typer.core.TyperGroup):
     one line on stderr and exit 2, instead of Typer's framed box."""
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(*args, **kwargs)
         exceptions = _click_exceptions()
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = super().main(*args, **kwargs)
         except exceptions.ClickException as exc:
             no_args_help = getattr(exceptions, "NoArgsIsHelpError", None)
             if no_args_help is not None and isinstance(exc, no_args_help) and getattr(exc, "ctx", None):
@@ -126,9 +127,9 @@ def _setup_logging(verbose: bool) -> None:
         logging.getLogger(noisy).setLevel(logging.INFO if verbose else logging.WARNING)
     from eurekaclaw.redact import ScrubFilter
 
-    for handler in logging.getLogger().handlers:  # no secret in any log line
-        if not any(isinstance(f, ScrubFilter) for f in handler.filters):
-            handler.addFilter(ScrubFilter())
+    for each in logging.getLogger().handlers:  # no secret in any log line
+        if not any(isinstance(f, ScrubFilter) for f in each.filters):
+            each.addFilter(ScrubFilter())
 
 
 def _log_input_error(message: str) -> None:
@@ -323,7 +324,11 @@ def _launch(spec_fields: dict[str, Any], *, output: str | None, gate: str | None
 
     budget = check_budget(budget)
     settings = _settings(gate, budget_tokens)
-    spec = InputSpec(**spec_fields, gate_mode=gate, budget_usd=budget, output_dir=check_output_dir(output))
+    from eurekaclaw.config import known_gate_mode
+
+    # the settings above already refused a gate that is not a gate mode
+    spec = InputSpec(**spec_fields, gate_mode=known_gate_mode(gate), budget_usd=budget,
+                     output_dir=check_output_dir(output))
     orchestrator = _start_orchestrator(settings, llm, as_json, review_llm)
     result = asyncio.run(orchestrator.run(spec))
     _finish(result, as_json)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, cast, get_args, get_origin
 
 from dotenv import dotenv_values
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -31,6 +31,14 @@ def installed_backend_names() -> list[str]:
     plugins = sorted({ep.name.replace("-", "_") for ep in entry_points(group=LLM_BACKENDS_GROUP)})
     return [*BUILTIN_BACKENDS, *(p for p in plugins if p not in BUILTIN_BACKENDS)]
 GateMode = Literal["none", "auto", "human"]
+
+
+def known_gate_mode(value: str | None) -> GateMode | None:
+    """`value` as a gate mode, None when it is not one (an old or edited session file)."""
+    for mode in get_args(GateMode):
+        if value == mode:
+            return cast(GateMode, mode)
+    return None
 TheoryPipeline = Literal["default", "memory_guided"]
 ExperimentMode = Literal["auto", "true", "false"]
 OpenAIStructured = Literal["json_schema", "tool", "prompt"]

@@ -13,7 +13,7 @@ from typing import Any
 
 from eurekaclaw.agents.base import AgentContext
 from eurekaclaw.agents.stage import Stage, StageOutcome
-from eurekaclaw.config import Settings
+from eurekaclaw.config import Settings, known_gate_mode
 from eurekaclaw.domains import DomainPlugin, discover_plugins, route_domain
 from eurekaclaw.errors import (
     BadInputError,
@@ -184,7 +184,7 @@ class MetaOrchestrator:
             # session.json holds everything the input spec said
             spec = InputSpec(mode=meta.mode, statement=meta.statement, paper_ids=meta.paper_ids,
                              domain=meta.domain, budget_usd=meta.budget_usd,
-                             gate_mode=meta.gate_mode if meta.gate_mode in ("none", "auto", "human") else None,
+                             gate_mode=known_gate_mode(meta.gate_mode),
                              output_dir=meta.output_dir)
             bus.put("input_spec", spec)
         self.prepare_backend()

@@ -19,10 +19,11 @@ _FINISHED = ("completed", "skipped", "failed")
 def refresh_downstream(pipeline: PipelineState, name: str) -> list[str]:
     """Put every stage after `name` that already finished back to pending (its paper, evaluation
     or lessons came from what `name` is about to replace). Returns the stages reset."""
-    position = STAGE_ORDER.index(name)  # type: ignore[arg-type]
-    reset = []
+    order: list[str] = list(STAGE_ORDER)
+    position = order.index(name)
+    reset: list[str] = []
     for rec in pipeline.stages:
-        if STAGE_ORDER.index(rec.name) > position and rec.status in _FINISHED:
+        if order.index(rec.name) > position and rec.status in _FINISHED:
             rec.status, rec.attempts = "pending", 0
             rec.reason = f"re-run: {name} ran again, so its output changed"
             reset.append(rec.name)

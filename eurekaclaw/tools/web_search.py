@@ -98,7 +98,7 @@ class WebSearchTool(BaseTool):
             "required": ["query"],
         }
 
-    async def call(self, query: str, count: int = 5) -> Any:  # type: ignore[override]
+    async def call(self, query: str, count: int = 5) -> Any:
         if not isinstance(query, str) or not query.strip():
             raise WebSearchError("'query' must be a non-empty string")
         if len(query) > MAX_QUERY_CHARS:

@@ -120,7 +120,7 @@ class PaperDoc:
 
     def summary_rows(self) -> list[tuple[str, str, str, str]]:
         """(result, status, verification level, checks) for the verification summary table."""
-        rows = [
+        rows: list[tuple[str, str, str, str]] = [
             (
                 "Main theorem" if self.proved else "Main conjecture",
                 self.theorem_status,
@@ -128,7 +128,7 @@ class PaperDoc:
                 "weakest level of its lemmas" if self.proved else "",
             )
         ]
-        rows += [(f"Lemma {lem.id}", lem.status, lem.level or "--", lem.checks) for lem in self.lemmas]
+        rows += [(f"Lemma {lem.id}", str(lem.status), str(lem.level or "--"), lem.checks) for lem in self.lemmas]
         return rows
 
     def abstract_suffix(self) -> str:

@@ -87,7 +87,7 @@ def fallback_prose(
             "were established; the main results section labels every result with how it was checked."
         )
     restated = {" ".join(t.split()).casefold() for t in (informal, theory.formal_statement) if t.strip()}
-    plan_items = []
+    plan_items: list[tuple[str, str]] = []
     for p in theory.proof_plan:
         desc = " ".join(p.description.split())
         if desc and desc.casefold() not in restated and desc.casefold() not in {d.casefold() for _, d in plan_items}:

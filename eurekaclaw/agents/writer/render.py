@@ -198,7 +198,7 @@ class _Renderer:
         if view is None:
             return None
         plot = view.has_plot and self.doc.show_plot and "figure:plot" not in self.doc.source_blocks
-        panels = []
+        panels: list[dict[str, Any]] = []
         if plot:
             for panel in view.panels():
                 series = []
