@@ -33,6 +33,7 @@ from eurekaclaw.agents.theory.models import ProofAttempt, ReviewVerdict
 from eurekaclaw.agents.theory.prover import Prover, Refiner
 from eurekaclaw.agents.theory.refutation import refute
 from eurekaclaw.agents.theory.run import TheoryRun
+from eurekaclaw.agents.theory.substance import restates_claim
 from eurekaclaw.agents.theory.verifier import Verifier, review_category, review_passed, review_text
 from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.llm.context import current_lemma
@@ -152,6 +153,13 @@ class LemmaWorker:
             if proposed is None:
                 return None
             loop.candidate = proposed
+            node = self.run.node(loop.lid)
+            if restates_claim(proposed.proof, node.statement, node.informal):
+                # nothing for a reviewer to check: a failed attempt, repaired like any gap
+                self._fail(loop.lid, attempt, proposed.proof, "gap",
+                           "the proof only restates the claim: give at least one step of argument", [])
+                loop.used += 1
+                return None
         loop.reverify = False
         candidate = loop.candidate
         assert candidate is not None  # set by the first successful proposal

@@ -58,15 +58,26 @@ class SelfAssessmentOut(BaseModel):
         return SelfAssessment(confidence=self.confidence, gaps=self.gaps, weakest_step=self.weakest_step)
 
 
+# A proof shorter than this is no argument ("Trivial.", "ProofAttempt"); see also substance.py.
+MIN_PROOF_CHARS = 24
+
+
 class ProofAttempt(BaseModel):
     """A proof of one lemma plus the prover's own view of its weak points."""
 
-    proof: str = Field(min_length=1)
+    proof: str = Field(min_length=MIN_PROOF_CHARS, description="the argument, step by step (not a restatement of the claim)")
     self_assessment: SelfAssessmentOut = Field(default_factory=SelfAssessmentOut)
     # Coq, when asked for: the proof script of the statement the project generated from the
     # claim, and helper lemmas placed before it. The model never writes the statement itself.
     formal_proof: str | None = None
     formal_helpers: str | None = None
+
+    @field_validator("proof")
+    @classmethod
+    def _has_length(cls, value: str) -> str:
+        if len(" ".join(value.split())) < MIN_PROOF_CHARS:
+            raise ValueError(f"a proof needs at least {MIN_PROOF_CHARS} characters of argument, not only whitespace")
+        return value
 
 
 class ReviewError(BaseModel):

@@ -104,7 +104,7 @@ async def test_budget_stop_propagates_and_leaves_in_progress(tmp_path):
         calls["n"] += 1
         if calls["n"] == 2:
             raise BudgetExceededError("budget of $0.01 reached")
-        return {"proof": "p", "self_assessment": {"confidence": 0.5}}
+        return {"proof": "Expand the square and use that it is nonnegative.", "self_assessment": {"confidence": 0.5}}
 
     script.defaults["prover"] = prover
     ctx, _, _ = make_ctx(tmp_path, script, theory_concurrency=1)

@@ -85,8 +85,8 @@ async def test_a_five_lemmas_all_proved_first_try(tmp_path):
 async def test_b_fails_twice_with_different_errors_then_passes(tmp_path):
     secret = "SELF-ASSESSMENT-MARKER"
     script = Script()
-    script.on("prover", "L1", proof("first try", weakest=secret))
-    script.on("refiner", "L1", proof("second try"), proof("third try"))
+    script.on("prover", "L1", proof("First try: expand and compare terms.", weakest=secret))
+    script.on("refiner", "L1", proof("Second try: bound each term separately."), proof("Third try: complete the square, then use positivity."))
     script.on("verifier", "L1", fail("gap", "step 2 missing"), fail("invalid_step", "wrong sign"), {
         "verdict": "pass", "confidence": 0.85, "errors": []})
     ctx, _, _ = make_ctx(tmp_path, script)
@@ -95,10 +95,10 @@ async def test_b_fails_twice_with_different_errors_then_passes(tmp_path):
     state = ctx.bus.get_theory_state()
     assert state.status == "proved"
     rec = state.proven_lemmas["L1"]
-    assert rec.attempts == 3 and rec.proof == "third try" and rec.review_confidence == 0.85
+    assert rec.attempts == 3 and rec.proof == "Third try: complete the square, then use positivity." and rec.review_confidence == 0.85
     failures = [f for f in state.failed_attempts if f.lemma_id == "L1"]
     assert [f.error_category for f in failures] == ["gap", "invalid_step"]
-    assert [f.proof for f in failures] == ["first try", "second try"]
+    assert [f.proof for f in failures] == ["First try: expand and compare terms.", "Second try: bound each term separately."]
     assert "wrong sign" in failures[1].verifier_text
     # targeted repairs only (no broad repair for two different errors)
     assert [o for r, lid, o in script.log if r == "refiner"] == ["ProofAttempt", "ProofAttempt"]
@@ -106,7 +106,7 @@ async def test_b_fails_twice_with_different_errors_then_passes(tmp_path):
     assert "step 2 missing" in script.calls("refiner", "L1")[0].prompt_text()
     # the verifier saw the whole proof, never the prover's self-assessment
     reviews = script.calls("verifier", "L1")
-    assert "first try" in reviews[0].prompt_text()
+    assert "First try: expand and compare terms." in reviews[0].prompt_text()
     assert all(secret not in r.prompt_text() + r.system_text() for r in reviews)
     assert all(len(r.messages) == 1 for r in reviews)  # fresh context
 
@@ -123,7 +123,7 @@ async def test_c_stagnation_triggers_broad_repair_and_split(tmp_path):
     script = Script()
     l1_reviews = iter([fail("gap"), fail("gap"), fail("gap")])
     script.on("verifier", "L1", lambda r: next(l1_reviews, {"verdict": "pass", "confidence": 0.9}))
-    script.on("refiner", "L1", lambda r: split if r.output_name() == "BroadRepair" else proof("patched"))
+    script.on("refiner", "L1", lambda r: split if r.output_name() == "BroadRepair" else proof("Patched: the missing case n = 0 is checked directly."))
     ctx, _, events = make_ctx(tmp_path, script)
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, SPEC)
@@ -179,14 +179,14 @@ async def test_d_review_pass_with_major_error_or_low_confidence_is_not_a_pass(tm
 
 
 async def test_unparseable_prover_reply_is_a_failed_attempt(tmp_path):
-    script = Script().on("prover", "L1", "garbage", "garbage", proof("good proof"))
+    script = Script().on("prover", "L1", "garbage", "garbage", proof("A good proof: complete the square and conclude."))
     ctx, _, _ = make_ctx(tmp_path, script)
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, SPEC)
     state = ctx.bus.get_theory_state()
     assert state.status == "proved"
     assert [f.error_category for f in state.failed_attempts] == ["unparseable"]
-    assert state.proven_lemmas["L1"].proof == "good proof" and state.proven_lemmas["L1"].attempts == 2
+    assert state.proven_lemmas["L1"].proof == "A good proof: complete the square and conclude." and state.proven_lemmas["L1"].attempts == 2
 
 
 async def test_h_consistency_garbage_is_not_proved(tmp_path):

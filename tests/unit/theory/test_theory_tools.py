@@ -54,7 +54,7 @@ class Plugin(DomainPlugin):
 def tool_prover(request):
     if request.tools and not any(m.role == "assistant" for m in request.messages):
         return {"tool_calls": [{"id": "c1", "name": "square", "input": {"x": 3}}]}
-    return {"text": "Here it is:\n" + json.dumps({"proof": "9 = 3^2, computed.",
+    return {"text": "Here it is:\n" + json.dumps({"proof": "9 = 3^2, computed with the symbolic tool.",
                                                    "self_assessment": {"confidence": 0.7}})}
 
 
@@ -67,7 +67,7 @@ async def test_prover_uses_domain_tools_and_records_them(tmp_path):
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, InputSpec(mode="prove", statement="s"))
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved" and state.proven_lemmas["L1"].proof == "9 = 3^2, computed."
+    assert state.status == "proved" and state.proven_lemmas["L1"].proof == "9 = 3^2, computed with the symbolic tool."
     first = script.calls("prover", "L1")[0]
     assert [t.name for t in first.tools] == ["square"]  # not the literature tool
     second = script.calls("prover", "L1")[1]

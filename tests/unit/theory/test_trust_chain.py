@@ -33,7 +33,7 @@ async def run_theory(ctx) -> None:
 
 
 async def test_a_formal_proof_of_a_lemma_without_claim_is_ignored(tmp_path):
-    script = Script().on("prover", "A", with_coq("Obvious."))
+    script = Script().on("prover", "A", with_coq("Obvious: expand the square and compare the terms."))
     ctx, _, _ = make_ctx(tmp_path, script)
     put_state(ctx, lemma("A"), lemma("T", "A", root=True))
     await run_theory(ctx)

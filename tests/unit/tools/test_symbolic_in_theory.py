@@ -29,7 +29,7 @@ def calls_symbolic_then(answer):
 
 
 async def test_prover_refiner_and_verifier_use_symbolic_without_it_raising_a_level(tmp_path):
-    prover = calls_symbolic_then(proof("First try."))
+    prover = calls_symbolic_then(proof("First try: expand and compare the terms."))
     refiner = calls_symbolic_then(proof("Second try, with the square completed."))
     reviews = iter([fail("gap"), PASS])
     verifier_first = calls_symbolic_then(PASS)
