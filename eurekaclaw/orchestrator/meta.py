@@ -8,6 +8,7 @@ import contextlib
 import logging
 import shutil
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -252,19 +253,13 @@ class MetaOrchestrator:
         log.warning("session %s: %s", session.session_id, reason)
         session.event("damaged_state", files=[f"{k}.json" for k in lost], rerun_from=producers[0])
 
-    async def _drive(
-        self,
-        session: SessionDir,
-        meta: SessionMeta,
-        bus: KnowledgeBus,
-        spec: InputSpec,
-        plugins: dict[str, DomainPlugin],
-        *,
-        resume: bool,
-    ) -> ResearchOutput:
-        plugin = plugins.get(meta.domain)
+    def _session_context(
+        self, session: SessionDir, bus: KnowledgeBus, meta: SessionMeta, spec: InputSpec,
+        plugin: DomainPlugin | None,
+    ) -> tuple[AgentContext, Callable[..., None]]:
+        """The agents' context for this session, with events and usage wired to the session
+        log and the live display."""
         ui = self.ui
-        pipeline: PipelineState = bus.get_pipeline()  # type: ignore[assignment]
 
         def on_event(kind: str, **data: Any) -> None:
             session.event(kind, **data)
@@ -290,6 +285,49 @@ class MetaOrchestrator:
             on_usage=on_usage,
             review_backend=self._review_backend,
         )
+        return ctx, on_event
+
+    async def _run_stages(
+        self, ctx: AgentContext, session: SessionDir, meta: SessionMeta, bus: KnowledgeBus,
+        pipeline: PipelineState, spec: InputSpec, on_event: Callable[..., None], *, resume: bool,
+    ) -> None:
+        """The stages in order from where the pipeline stands: an explore direction that failed
+        hands over to the next one (pivots), an experiment that contradicts the theory sends it
+        back to formalize, a gate may pause (_PauseRequested)."""
+        previous: StageRecord | None = None
+        index = 0
+        while index < len(STAGE_ORDER):
+            name = STAGE_ORDER[index]
+            index += 1
+            rec = pipeline.record(name)
+            if name in PIVOT_POINTS and rec.status != "completed" and pivot_if_failed(
+                    bus, session.path, pipeline, spec, on_event):
+                index = STAGE_ORDER.index("formalize")  # explore: the next scored direction
+                continue
+            if rec.status in ("completed", "skipped", "absent", "failed"):
+                previous = rec
+                continue
+            if not self._gate(meta, name, previous):
+                raise _PauseRequested()
+            stage_resume = resume and rec.status in ("interrupted", "running")
+            await self._run_stage(ctx, session, bus, pipeline, rec, spec, stage_resume)
+            previous = rec
+            if name == "experiment" and self._experiment_evidence(bus, session, pipeline) == "replan":
+                index = STAGE_ORDER.index("formalize")
+
+    async def _drive(
+        self,
+        session: SessionDir,
+        meta: SessionMeta,
+        bus: KnowledgeBus,
+        spec: InputSpec,
+        plugins: dict[str, DomainPlugin],
+        *,
+        resume: bool,
+    ) -> ResearchOutput:
+        ui = self.ui
+        pipeline: PipelineState = bus.get_pipeline()  # type: ignore[assignment]
+        ctx, on_event = self._session_context(session, bus, meta, spec, plugins.get(meta.domain))
         session.mark_running()
         ui.start(session.session_id, f"{spec.mode} [{meta.domain}] via {meta.backend} ({meta.model})")
         ui.set_pipeline(pipeline)
@@ -297,26 +335,7 @@ class MetaOrchestrator:
         stop_status: str | None = None
         stop_reason = ""
         try:
-            previous: StageRecord | None = None
-            index = 0
-            while index < len(STAGE_ORDER):
-                name = STAGE_ORDER[index]
-                index += 1
-                rec = pipeline.record(name)
-                if name in PIVOT_POINTS and rec.status != "completed" and pivot_if_failed(
-                        bus, session.path, pipeline, spec, on_event):
-                    index = STAGE_ORDER.index("formalize")  # explore: the next scored direction
-                    continue
-                if rec.status in ("completed", "skipped", "absent", "failed"):
-                    previous = rec
-                    continue
-                if not self._gate(meta, name, previous):
-                    raise _PauseRequested()
-                stage_resume = resume and rec.status in ("interrupted", "running")
-                await self._run_stage(ctx, session, bus, pipeline, rec, spec, stage_resume)
-                previous = rec
-                if name == "experiment" and self._experiment_evidence(bus, session, pipeline) == "replan":
-                    index = STAGE_ORDER.index("formalize")
+            await self._run_stages(ctx, session, meta, bus, pipeline, spec, on_event, resume=resume)
         except _PauseRequested:
             stop_status, stop_reason = "paused", "paused at a checkpoint"
         except BudgetExceededError as exc:
