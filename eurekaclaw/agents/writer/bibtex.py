@@ -181,6 +181,10 @@ def bib_escape(text: str) -> str:
     return str(escape_text(cleaned))
 
 
+# A venue that is a publisher's name with no volume or pages: the work is a book.
+_BOOK_PUBLISHER = re.compile(r"\b(University Press|Press|Springer|Publishers|Publishing|Birkh\u00e4user|Wiley)\b")
+
+
 def bibtex_entry(key: str, paper: Paper) -> str:
     fields: list[tuple[str, str]] = [("title", "{" + bib_escape(paper.title) + "}")]
     authors = [bib_escape(a) for a in paper.authors if a.strip()]
@@ -189,7 +193,11 @@ def bibtex_entry(key: str, paper: Paper) -> str:
     if paper.year:
         fields.append(("year", str(paper.year)))
     kind = "misc"
-    if paper.venue.strip():
+    if _BOOK_PUBLISHER.search(paper.venue) and not any(ch.isdigit() for ch in paper.venue):
+        # "Cambridge University Press" is a book's publisher, not a journal
+        kind = "book"
+        fields.append(("publisher", bib_escape(paper.venue)))
+    elif paper.venue.strip():
         kind = "article"
         fields.append(("journal", bib_escape(paper.venue)))
     if paper.doi:
