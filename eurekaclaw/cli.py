@@ -447,146 +447,15 @@ def resume(
     _finish(result, json_out)
 
 
-@app.command()
-@handle_errors
-def pause(
-    session_id: Annotated[str, typer.Argument(help="Session id or a unique prefix (≥ 6 characters).")],
-    verbose: VerboseOpt = False,
-) -> None:
-    """Ask a running session to stop at its next checkpoint (resume it later)."""
-    from eurekaclaw.console import out
-    from eurekaclaw.errors import BadInputError
-    from eurekaclaw.store.session import Workspace
-
-    session = Workspace(_settings().eurekaclaw_dir).resolve(session_id)
-    if session.running_pid() is None:
-        raise BadInputError(f"session {session.session_id} is not running")
-    session.request_pause()
-    out().print(f"pause requested for {session.session_id}; it stops at its next checkpoint")
-
-
-@app.command()
-@handle_errors
-def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
-    """List sessions: id, mode, statement, status, cost, date."""
-    from rich.table import Table
-
-    from eurekaclaw.console import out
-    from eurekaclaw.store.session import Workspace
-
-    rows = []
-    for session in Workspace(_settings().eurekaclaw_dir).sessions():
-        meta = session.load_meta()
-        if meta is None:
-            continue
-        if meta.status == "running" and session.running_pid() is None:
-            # the process died without a checkpointed stop (killed, crashed): resumable
-            meta.status = "interrupted"
-        rows.append(meta)
-    rows.sort(key=lambda m: m.created_at, reverse=True)
-    runs = Workspace(_settings().eurekaclaw_dir).runs_dir
-    if json_out:
-        listed = []
-        for m in rows:
-            data = m.model_dump(mode="json")
-            if not _usage_of(runs / m.session_id).get("cost_known", True):
-                data["cost_usd"], data["cost_known"] = None, False
-            listed.append(data)
-        out().print_json(json.dumps(listed))
-        return
-    table = Table(show_header=True)
-    for col in ("id", "mode", "statement", "status", "cost", "date"):
-        table.add_column(col)
-    for m in rows:
-        text = m.statement or " ".join(m.paper_ids)
-        short = text if len(text) <= 50 else text[:47] + "..."
-        status = m.status + (f" ({m.theory_status})" if m.theory_status else "")
-        table.add_row(m.session_id, m.mode, short, status, _cost_text(runs / m.session_id, m.cost_usd),
-                      m.created_at.strftime("%Y-%m-%d %H:%M"))
-    out().print(table if rows else "no sessions yet")
-
-
-@app.command("eval-session")
-@handle_errors
-def eval_session(
-    session_id: Annotated[str, typer.Argument(help="Session id or a unique prefix (≥ 6 characters).")],
-    llm: LLMOpt = None,
-    json_out: JsonOpt = False,
-    verbose: VerboseOpt = False,
-) -> None:
-    """Score a session on five weighted dimensions (Scientist-Bench) and write eval_report.json."""
-    from eurekaclaw.orchestrator.evaluation import evaluate
-
-    report, table = evaluate(_settings(), session_id, llm)
-    from eurekaclaw.console import out
-
-    if json_out:
-        out().print_json(report.model_dump_json())
-    else:
-        out().print(table)
-
-
-# ---------------------------------------------------------------------------------------------
-# skills and environment
-# ---------------------------------------------------------------------------------------------
-
-
-@app.command("install-skills")
-@handle_errors
-def install_skills(
-    source: Annotated[str | None, typer.Argument(help="A folder, .zip/.tar.gz archive or git URL; default: the built-in skills.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite skills you edited.")] = False,
-    verbose: VerboseOpt = False,
-) -> None:
-    """Install or update skills into $EUREKACLAW_DIR/skills."""
-    from eurekaclaw.console import out
-    from eurekaclaw.skills.install import install_skills as do_install
-    from eurekaclaw.store.session import Workspace
-
-    report = do_install(source, Workspace(_settings().eurekaclaw_dir).skills_dir, force=force)
-    out().print(report.render(), markup=False, highlight=False)
-    if report.rejected and not (report.installed or report.updated or report.unchanged or report.kept):
-        raise typer.Exit(EXIT_FAILED)
-
-
-@app.command()
-@handle_errors
-def skills(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
-    """List skills with their source, usage count and success rate."""
-    from eurekaclaw.orchestrator.skills_view import skills_table
-
-    table, rows, problems = skills_table(_settings())
-    from eurekaclaw.console import err, out
-
-    if json_out:
-        out().print_json(json.dumps(rows))
-    else:
-        out().print(table)
-    for path, reason in problems:
-        err().print(f"skipped {path}: {reason}", markup=False, highlight=False)
-
-
-@app.command()
-@handle_errors
-def doctor(
-    online: Annotated[bool, typer.Option("--online", help="Also check that the literature services and the LLM endpoint answer.")] = False,
-    json_out: JsonOpt = False,
-    verbose: VerboseOpt = False,
-) -> None:
-    """Report configuration and every optional tool (no network unless --online)."""
-    from eurekaclaw.orchestrator.doctor import doctor_report, render_doctor
-
-    report = doctor_report(online=online)
-    from eurekaclaw.console import out
-
-    if json_out:
-        out().print_json(json.dumps(report))
-    else:
-        out().print(render_doctor(report))
-
-
-# Commands defined in their own modules: one registration line each, kept in this block.
 # --- registered commands ---
+from eurekaclaw import cli_manage as _manage  # noqa: E402 - it uses the options defined above
+
+app.command("pause")(_manage.pause)
+app.command("sessions")(_manage.sessions)
+app.command("eval-session")(_manage.eval_session)
+app.command("install-skills")(_manage.install_skills)
+app.command("skills")(_manage.skills)
+app.command("doctor")(_manage.doctor)
 from eurekaclaw.ui.command import ui as _ui_command  # noqa: E402 - registered after the shared options
 
 app.command("ui")(_ui_command)
