@@ -52,7 +52,7 @@ def completion(content: str, model: str = "echo-model", prompt: int = 100, out: 
 class FaultServer:
     def __init__(
         self, *, rate: float = 0.0, kinds: tuple[str, ...] = FAULT_KINDS, plan: list[str | None] | None = None,
-        seed: int = 0, timeout_sleep_s: float = 0.6, reply: Reply | None = None, max_lifetime_s: float = 300.0,
+        seed: int = 0, timeout_sleep_s: float = 3.0, reply: Reply | None = None, max_lifetime_s: float = 300.0,
     ) -> None:
         self.rate = rate
         self.kinds = kinds

@@ -35,7 +35,7 @@ class Sleeps(list[float]):
 
 
 def client(srv: FaultServer, tmp_path: Path, max_retries: int, total_s: float = 900.0) -> tuple[SessionLLM, Sleeps]:
-    settings = Settings(openai_compat_base_url=srv.base_url, openai_compat_model="my-model", llm_timeout_s=0.3,
+    settings = Settings(openai_compat_base_url=srv.base_url, openai_compat_model="my-model", llm_timeout_s=2.0,
                         openai_compat_api_key="sk-or-v1-abcdef0123456789abcdef")
     sleeps = Sleeps()
     llm = SessionLLM(OpenAICompatBackend(settings), UsageLedger(tmp_path / "usage.json"), tmp_path / "llm_log.jsonl",
