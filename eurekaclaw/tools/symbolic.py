@@ -1,9 +1,9 @@
 """The `symbolic` tool: offline computer algebra (sympy) for the proving roles, and a "check this
 identity or inequality" that reports what each mechanical checker said.
 
-Every computation runs in a worker process (symbolic_worker.py) with a hard deadline: the
-worker's process group is killed when it does not answer in time, and the model is told the
-call timed out — nothing computed is ever invented. The check's falsifier and SMT opinions come
+Every computation runs in a worker process (symbolic_worker.py, run by line_worker.py) with a
+hard deadline: the worker's process group is killed when it does not answer in time, and the
+model is told the call timed out — nothing computed is ever invented. The check's falsifier and SMT opinions come
 from verify/ (the same run_mechanical_checks the theory loop uses). A tool answer is evidence
 for the model only: a lemma's verification level is decided by the checks the pipeline itself
 runs on the lemma's claim, never by what this tool said.
@@ -14,23 +14,14 @@ from __future__ import annotations
 import asyncio
 import atexit
 import json
-import os
-import selectors
-import signal
-import subprocess
-import sys
-import threading
-import time
-from pathlib import Path
 from typing import Any
 
+from eurekaclaw.line_worker import WorkerPool, WorkerStartError
 from eurekaclaw.tools.base import BaseTool
 from eurekaclaw.tools.symbolic_ops import MAX_INPUT_CHARS, OPERATIONS
 from eurekaclaw.tools.symbolic_worker import READY
 
 DEFAULT_TIMEOUT_S = 10.0
-STARTUP_TIMEOUT_S = 60.0
-MAX_USES = 200
 MAX_REQUEST_CHARS = 8_000
 REQUEST_KEYS = ("operation", "expression", "variables", "variable", "point", "lower", "upper", "order",
                 "direction", "assumptions")
@@ -42,97 +33,11 @@ class SymbolicToolError(Exception):
     """A call the tool could not answer (bad input, sympy failure, timeout); reported to the model."""
 
 
-class _Worker:
-    def __init__(self) -> None:
-        env = dict(os.environ)
-        root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "eurekaclaw.tools.symbolic_worker", "--serve"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=env, start_new_session=True,
-        )
-        self.buffer = b""
-        self.uses = 0
-        if self.readline(time.monotonic() + STARTUP_TIMEOUT_S) != READY:
-            self.kill()
-            raise SymbolicToolError("the symbolic worker did not start")
-
-    def readline(self, deadline: float) -> str | None:
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self.buffer:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not sel.select(remaining):
-                    return None
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    return None
-                self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line.decode("utf-8", "replace")
-
-    def ask(self, payload: dict[str, Any], deadline: float) -> dict[str, Any] | None:
-        assert self.proc.stdin is not None
-        self.uses += 1
-        try:
-            self.proc.stdin.write((json.dumps(payload) + "\n").encode())
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            return None
-        line = self.readline(deadline)
-        try:
-            reply = json.loads(line) if line is not None else None
-        except json.JSONDecodeError:
-            return None
-        return reply if isinstance(reply, dict) else None
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.proc.wait()
-
-
-class SymbolicPool:
-    """Idle workers, reused (starting Python with sympy costs about a second); a request has
-    one worker to itself and a hard deadline."""
+class SymbolicPool(WorkerPool):
+    """Idle symbolic workers, reused (starting Python with sympy costs about a second)."""
 
     def __init__(self, max_idle: int = 1) -> None:
-        self.max_idle = max_idle
-        self.idle: list[_Worker] = []
-        self.lock = threading.Lock()
-
-    def request(self, payload: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        with self.lock:
-            worker = self.idle.pop() if self.idle else None
-        if worker is None or not worker.alive():
-            worker = _Worker()  # its start-up is not part of the computation's deadline
-        reply = worker.ask(payload, time.monotonic() + timeout_s)
-        if reply is None:
-            timed_out = worker.alive()
-            worker.kill()
-            return {"status": "timeout" if timed_out else "error",
-                    "reason": f"timed out after {timeout_s:g} s" if timed_out else "the symbolic worker died"}
-        with self.lock:
-            if worker.uses < MAX_USES and len(self.idle) < self.max_idle:
-                self.idle.append(worker)
-                worker = None
-        if worker is not None:
-            worker.kill()
-        return reply
-
-    def close(self) -> None:
-        with self.lock:
-            workers, self.idle = self.idle, []
-        for w in workers:
-            w.kill()
+        super().__init__("eurekaclaw.tools.symbolic_worker", READY, "the symbolic worker", max_idle=max_idle)
 
 
 _POOL = SymbolicPool()
@@ -196,7 +101,10 @@ class SymbolicTool(BaseTool):
         size = len(json.dumps(request, default=str))
         if size > MAX_REQUEST_CHARS:
             raise SymbolicToolError(f"the request is {size:,} characters; the limit is {MAX_REQUEST_CHARS:,}")
-        reply = await asyncio.to_thread(self.pool.request, request, self.timeout_s)
+        try:
+            reply = await asyncio.to_thread(self.pool.request, request, self.timeout_s)
+        except WorkerStartError as exc:
+            raise SymbolicToolError(str(exc)) from exc
         status = reply.pop("status", None)
         if status == "timeout":
             raise SymbolicToolError(f"timed out: sympy did not finish within {self.timeout_s:g} s, so nothing was "

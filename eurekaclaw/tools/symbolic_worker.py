@@ -2,16 +2,17 @@
 
 Reads one JSON request per line ({"operation": ..., "expression": ..., ...}, see
 symbolic_ops.py) and answers one JSON line: {"status": "ok", ...result} or {"status": "error",
-"reason": ...}. The parent (symbolic.py) kills the whole process group at its deadline; that
+"reason": ...}, over line_worker.py's protocol. The parent (symbolic.py) kills the whole process group at its deadline; that
 is the only reliable way to stop a sympy computation that does not end.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any
+
+from eurekaclaw.line_worker import private_stdout, serve
 
 READY = "eurekaclaw-symbolic-worker-ready"
 # A runaway expansion must hit this ceiling, not the machine's memory.
@@ -44,21 +45,11 @@ def handle(request: Any) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    out = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
-    sys.stdout = sys.stderr  # anything a library prints must not corrupt the replies
+    out = private_stdout()
     _limit_memory()
     import eurekaclaw.tools.symbolic_ops  # noqa: F401  (warm the imports before announcing readiness)
 
-    out.write(READY + "\n")
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        try:
-            request = json.loads(line)
-        except json.JSONDecodeError as exc:
-            out.write(json.dumps({"status": "error", "reason": f"bad JSON: {exc}"}) + "\n")
-            continue
-        out.write(json.dumps(handle(request), default=str) + "\n")
+    serve(out, READY, lambda request: json.dumps(handle(request), default=str))
     return 0
 
 

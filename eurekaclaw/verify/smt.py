@@ -1,7 +1,7 @@
 """smt_check: prove or refute a claim with Z3 (or cvc5) in a worker subprocess.
 
-Workers (`python -m eurekaclaw.verify.smt_worker --serve`) are kept in a small pool because
-starting Python with sympy and z3 costs about a second. Every request has a hard deadline: a
+Workers (`python -m eurekaclaw.verify.smt_worker --serve`, run by line_worker.py) are kept in a
+small pool because starting Python with sympy and z3 costs about a second. Every request has a hard deadline: a
 worker that does not answer in time is killed (its whole process group) and the answer is
 "unknown". A model returned by the solver counts as a counterexample only after exact.py
 confirms it; "unsat" is reported as passed only when the translation's definedness needs follow
@@ -12,122 +12,26 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
-import json
 import math
-import os
-import selectors
-import signal
-import subprocess
-import sys
-import threading
 import time
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
+from eurekaclaw.line_worker import WorkerPool
 from eurekaclaw.types.artifacts import CheckResult, Claim
 from eurekaclaw.verify.exact import evaluate_parsed, parsed_for
 from eurekaclaw.verify.grammar import ClaimError
 from eurekaclaw.verify.smt_worker import READY
 
-STARTUP_TIMEOUT_S = 60.0
 GRACE_S = 3.0
-MAX_USES = 200
 
 
-class _Worker:
-    def __init__(self) -> None:
-        env = dict(os.environ)
-        root = str(Path(__file__).resolve().parents[2])
-        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "eurekaclaw.verify.smt_worker", "--serve"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env=env, start_new_session=True,
-        )
-        self.buffer = b""
-        self.uses = 0
-        if self.readline(time.monotonic() + STARTUP_TIMEOUT_S) != READY:
-            self.kill()
-            raise RuntimeError("the SMT worker did not start")
+class SmtPool(WorkerPool):
+    """Idle SMT workers, reused across requests; each request has one worker to itself. The
+    worker enforces the solver's own timeout first: `grace_s` gives it time to say so."""
 
-    def readline(self, deadline: float) -> str | None:
-        """One line from the worker, or None on timeout or exit."""
-        assert self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
-        with selectors.DefaultSelector() as sel:
-            sel.register(fd, selectors.EVENT_READ)
-            while b"\n" not in self.buffer:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or not sel.select(remaining):
-                    return None
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    return None
-                self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line.decode("utf-8", "replace")
-
-    def ask(self, payload: dict[str, Any], deadline: float) -> dict[str, Any] | None:
-        assert self.proc.stdin is not None
-        self.uses += 1
-        try:
-            self.proc.stdin.write((json.dumps(payload) + "\n").encode())
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            return None
-        line = self.readline(deadline)
-        if line is None:
-            return None
-        try:
-            reply = json.loads(line)
-        except json.JSONDecodeError:
-            return None
-        return reply if isinstance(reply, dict) else None
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.proc.wait()
-
-
-class SmtPool:
-    """Idle workers, reused across requests; each request has one worker to itself."""
-
-    def __init__(self, max_idle: int = 2) -> None:
-        self.max_idle = max_idle
-        self.idle: list[_Worker] = []
-        self.lock = threading.Lock()
-
-    def request(self, payload: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        with self.lock:
-            worker = self.idle.pop() if self.idle else None
-        if worker is None or not worker.alive():
-            worker = _Worker()
-        reply = worker.ask(payload, time.monotonic() + timeout_s + GRACE_S)
-        if reply is None:
-            timed_out = worker.alive()
-            worker.kill()
-            return {"status": "timeout" if timed_out else "error",
-                    "reason": f"no answer within {timeout_s:g} s" if timed_out else "the SMT worker died"}
-        with self.lock:
-            if worker.uses < MAX_USES and len(self.idle) < self.max_idle:
-                self.idle.append(worker)
-                worker = None
-        if worker is not None:
-            worker.kill()
-        return reply
-
-    def close(self) -> None:
-        with self.lock:
-            workers, self.idle = self.idle, []
-        for w in workers:
-            w.kill()
+    def __init__(self, max_idle: int = 2, grace_s: float = GRACE_S) -> None:
+        super().__init__("eurekaclaw.verify.smt_worker", READY, "the SMT worker", max_idle=max_idle, grace_s=grace_s)
 
 
 _POOL = SmtPool()

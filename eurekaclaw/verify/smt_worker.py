@@ -4,17 +4,18 @@ Reads JSON requests {"claim": {...}, "timeout_s": 10, "solver": "z3"|"cvc5"} —
 or one per line with --serve — and answers {"status": unsat|sat|unknown|vacuous|untranslatable|
 error, "model": {...}, "reason": str, "version": str}. With "query": "analyse" it answers
 {"status": "ok", "vacuous", "pinned"} for trivial.py instead. The claim is re-parsed here with the same safe
-parser; nothing from the request is evaluated. The parent enforces a hard timeout by killing
+parser; nothing from the request is evaluated. The line protocol is line_worker.py's. The parent enforces a hard timeout by killing
 this process; the solver's own timeout is only the polite first line.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from typing import Any
+
+from eurekaclaw.line_worker import private_stdout, serve
 
 READY = "eurekaclaw-smt-worker-ready"
 
@@ -230,9 +231,7 @@ def _safe_handle(request: Any) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
-    # Replies go to a private copy of stdout; anything a library prints goes to stderr.
-    out = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
-    sys.stdout = sys.stderr
+    out = private_stdout()
     import sympy  # noqa: F401  (warm the imports before announcing readiness)
 
     try:
@@ -242,16 +241,7 @@ def main(argv: list[str]) -> int:
     if "--serve" not in argv:
         out.write(_reply(_safe_handle(json.loads(sys.stdin.read() or "null"))) + "\n")
         return 0
-    out.write(READY + "\n")
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        try:
-            request = json.loads(line)
-        except json.JSONDecodeError as exc:
-            out.write(json.dumps({"status": "error", "reason": f"bad JSON: {exc}"}) + "\n")
-            continue
-        out.write(_reply(_safe_handle(request)) + "\n")
+    serve(out, READY, lambda request: _reply(_safe_handle(request)))
     return 0
 
 
