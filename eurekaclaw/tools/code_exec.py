@@ -1,4 +1,4 @@
-"""Run model-written Python in the bubblewrap sandbox (tools/sandbox.py) and return its JSON result.
+"""Run model-written Python in the bubblewrap sandbox (tools/sandbox/) and return its JSON result.
 
 Every run: a fresh sandbox (its own PID, network, IPC, UTS, mount and user namespaces; uid 65534
 with no capabilities and no_new_privs; a read-only view of /usr and the interpreter's prefix

@@ -57,7 +57,7 @@ def run_tool(argv: list[str], *, cwd: Path, timeout_s: float, env: dict[str, str
              sandbox_paths: tuple[str, ...] | None = None) -> ToolRun:
     """Run a checker with stdout+stderr merged; kill its process group on timeout. With
     `sandbox_paths` (read-only paths the tool needs besides /usr) it runs in the bubblewrap
-    sandbox (tools/sandbox.py), where `cwd` (a sandbox_workdir) is the only writable place."""
+    sandbox (tools/sandbox/), where `cwd` (a sandbox_workdir) is the only writable place."""
     if sandbox_paths is not None:
         from eurekaclaw.tools import sandbox
 

@@ -1,8 +1,8 @@
-"""Hostile programs against tools/sandbox.py, run as a script (as root, or as uid 65534 under
-setpriv) by test_sandbox_hostile.py: `python sandbox_hostile_driver.py <sandbox.py> <base dir>`.
+"""Hostile programs against tools/sandbox/, run as a script (as root, or as uid 65534 under
+setpriv) by test_sandbox_hostile.py: `python sandbox_hostile_driver.py <sandbox dir> <base dir>`.
 
-Loads sandbox.py by path (standard library only, so a bare interpreter the unprivileged user can
-run will do), plants decoys (secrets in the environment, in $HOME/.ssh, in EUREKACLAW_DIR from
+Loads the sandbox package by path (standard library only, so a bare interpreter the
+unprivileged user can run will do), plants decoys (secrets in the environment, in $HOME/.ssh, in EUREKACLAW_DIR from
 the environment and from ./.env, a host Unix socket), runs each hostile program in a fresh
 sandbox and prints one JSON object: case -> {"contained": bool, "detail": str}.
 """
@@ -24,7 +24,9 @@ MARKER = "eureka-hostile-marker-7c1d"
 
 
 def load(path: str):  # noqa: ANN201
-    spec = importlib.util.spec_from_file_location("eureka_sandbox_under_test", os.path.abspath(path))
+    package = os.path.abspath(path)  # the tools/sandbox package directory
+    spec = importlib.util.spec_from_file_location("eureka_sandbox_under_test", os.path.join(package, "__init__.py"),
+                                                  submodule_search_locations=[package])
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)

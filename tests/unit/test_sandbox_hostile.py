@@ -21,7 +21,7 @@ from toolreq import tools_required
 import eurekaclaw.tools.sandbox as sandbox_module
 
 DRIVER = Path(__file__).with_name("sandbox_hostile_driver.py")
-SANDBOX = Path(sandbox_module.__file__)
+SANDBOX = Path(sandbox_module.__file__).parent  # the package directory
 CASES = ("env_secrets", "secret_files", "writes_outside", "tcp", "udp", "unix_sockets", "mount_umount", "ptrace",
          "fork_bomb", "memory_many_processes", "disk_fill", "cpu_loop", "kill_parent", "die_with_parent")
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
@@ -37,7 +37,7 @@ def _nobody_python() -> str | None:
     for candidate in (sys.executable, "/usr/bin/python3"):
         if not candidate or not os.path.exists(candidate):
             continue
-        probe = subprocess.run([*NOBODY, candidate, "-c", f"import sys; open({str(SANDBOX)!r}).read(); "
+        probe = subprocess.run([*NOBODY, candidate, "-c", f"import sys; open({str(SANDBOX / '__init__.py')!r}).read(); "
                                 "import os; os.listdir(sys.base_prefix); os.listdir(os.path.dirname(sys.executable)); assert sys.version_info >= (3, 10)"], capture_output=True, timeout=30)
         if probe.returncode == 0:
             return candidate
