@@ -29,7 +29,7 @@ import sympy as sp
 from eurekaclaw.types.artifacts import Claim, ClaimVariable
 from eurekaclaw.verify.claims import ParsedClaim, Relation
 from eurekaclaw.verify.exact import evaluate_parsed, parsed_for
-from eurekaclaw.verify.falsifier import ATOL, RTOL
+from eurekaclaw.verify.falsifier_search import ATOL, RTOL
 from eurekaclaw.verify.grammar import ClaimError
 from eurekaclaw.verify.numeric import compile_numpy
 from eurekaclaw.verify.sampling import in_domain
