@@ -1,9 +1,10 @@
 """Claim → ParsedClaim: sympy expressions, variable domains and relations.
 
-The AST from grammar.py is turned into sympy objects here under a fixed vocabulary: declared
-variables, sum indices in their own scope, the constants pi/e and a whitelist of functions.
-Constant sub-expressions that sympy would evaluate eagerly (2^(10^9), factorial(10^7)) are
-size-checked first, so a claim cannot make the parser hang or exhaust memory.
+The AST from grammar.py is turned into sympy objects (claim_builder.py) under a fixed
+vocabulary: declared variables, sum indices in their own scope, the constants pi/e and a
+whitelist of functions; the result types live in claim_model.py. Constant sub-expressions that
+sympy would evaluate eagerly (2^(10^9), factorial(10^7)) are size-checked first, so a claim
+cannot make the parser hang or exhaust memory.
 
 Every node that involves a variable is built *unevaluated* (as written). sympy's automatic
 rewriting is value-preserving over the complex numbers but not over the reals a claim speaks
@@ -15,122 +16,21 @@ sub-expressions are folded to their value (they have no domain to lose).
 
 from __future__ import annotations
 
-import keyword
 import math
-import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any, Literal
+from typing import Literal
 
 import sympy as sp
 
 from eurekaclaw.types.artifacts import Claim, ClaimVariable
-from eurekaclaw.verify.forms import evaluated, known_sign, negate, subtract
-from eurekaclaw.verify.grammar import ClaimError, Node, parse_relation_text
+from eurekaclaw.verify.claim_builder import FUNCTION_ARITY, NAME, RESERVED, ExpressionBuilder
+from eurekaclaw.verify.claim_model import ParsedClaim, Relation, RelOp, VarDomain
+from eurekaclaw.verify.grammar import ClaimError, parse_relation_text
+
+# The claim language's public face: the parser and the types it returns.
+__all__ = ["RESERVED", "ParsedClaim", "RelOp", "Relation", "VarDomain", "parse_claim", "parse_expression"]
 
 MAX_VARIABLES = 30
 MAX_ASSUMPTIONS = 40
-# Largest integer a constant may be (~3,900 digits): every constant must still print, and Python
-# refuses to turn integers of more than 4,300 digits into text.
-MAX_CONSTANT_BITS = 13_000
-MAX_EXPONENT = 10**6
-MAX_FACTORIAL = 2_000
-MAX_DIRECT_SUM_TERMS = 100_000
-
-RelOp = Literal["<=", "<", ">=", ">", "==", "!="]
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
-CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "e": sp.E, "E": sp.E}
-FUNCTION_ARITY: dict[str, tuple[int, int]] = {
-    "sqrt": (1, 1), "log": (1, 2), "ln": (1, 1), "exp": (1, 1), "abs": (1, 1), "Abs": (1, 1),
-    "min": (2, 16), "max": (2, 16), "Min": (2, 16), "Max": (2, 16),
-    "floor": (1, 1), "ceil": (1, 1), "ceiling": (1, 1), "sin": (1, 1), "cos": (1, 1), "tan": (1, 1),
-    "factorial": (1, 1), "binomial": (2, 2), "Sum": (2, 2), "sum": (2, 2),
-}
-RESERVED = set(CONSTANTS) | set(FUNCTION_ARITY) | set(keyword.kwlist) | {"lambda", "I", "oo", "nan", "zoo"}
-
-
-@dataclass(frozen=True)
-class VarDomain:
-    """Where a variable ranges: kind real|int with optional bounds (None = unbounded)."""
-
-    kind: Literal["real", "int"]
-    lo: sp.Rational | None = None
-    hi: sp.Rational | None = None
-    lo_open: bool = False
-    hi_open: bool = False
-
-    def contains(self, value: sp.Rational) -> bool:
-        if self.kind == "int" and not value.is_integer:
-            return False
-        if self.lo is not None and (value < self.lo or (self.lo_open and value == self.lo)):
-            return False
-        return not (self.hi is not None and (value > self.hi or (self.hi_open and value == self.hi)))
-
-    def describe(self) -> str:
-        lo = "-inf" if self.lo is None else str(self.lo)
-        hi = "inf" if self.hi is None else str(self.hi)
-        left = "(" if self.lo is None or self.lo_open else "["
-        right = ")" if self.hi is None or self.hi_open else "]"
-        return f"{'integers' if self.kind == 'int' else 'reals'} in {left}{lo}, {hi}{right}"
-
-
-@dataclass(frozen=True)
-class Relation:
-    """One link `lhs op rhs`; the sides are the expressions as written (see the module doc).
-    `index` is the assumption it came from (0-based), -1 for the conclusion."""
-
-    op: RelOp
-    lhs: sp.Expr
-    rhs: sp.Expr
-    text: str
-    index: int = -1
-
-    def difference(self) -> sp.Expr:
-        """An expression that is >= 0 (or > 0) exactly when an inequality holds; lhs - rhs for
-        == and !=. Unevaluated, like the sides."""
-        if self.op in ("<=", "<"):
-            return subtract(self.rhs, self.lhs)
-        return subtract(self.lhs, self.rhs)
-
-    @cached_property
-    def simplified(self) -> Relation:
-        """The same relation with sympy's automatic evaluation applied to both sides."""
-        return Relation(self.op, evaluated(self.lhs), evaluated(self.rhs), self.text, self.index)
-
-    @property
-    def strict(self) -> bool:
-        return self.op in ("<", ">", "!=")
-
-
-@dataclass
-class ParsedClaim:
-    claim: Claim
-    symbols: dict[str, sp.Symbol]
-    domains: dict[str, VarDomain]
-    assumptions: list[Relation]
-    conclusion: list[Relation]
-    # Where every sub-expression is defined (log argument > 0, denominators != 0, ...), recorded
-    # before sympy's automatic simplification can hide them (sqrt(x)^2 becomes x).
-    conditions: list[Relation] = field(default_factory=list)
-    has_unresolved_sum: bool = False
-    # The conditions of the conclusion's own expressions (a subset of `conditions`).
-    conclusion_conditions: list[Relation] = field(default_factory=list)
-    # Compiled evaluators, built once per parsed claim by their users (exact.py).
-    cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @property
-    def names(self) -> list[str]:
-        return list(self.symbols)
-
-    def all_expressions(self) -> list[sp.Expr]:
-        rels = self.assumptions + self.conditions + self.conclusion
-        return [e for rel in rels for e in (rel.lhs, rel.rhs)]
-
-    def describe(self) -> str:
-        doms = ", ".join(f"{n} ∈ {d.describe()}" for n, d in self.domains.items())
-        assume = "; ".join(r.text for r in self.assumptions)
-        return f"for {doms or 'no variables'}{'; assuming ' + assume if assume else ''}: {self.claim.conclusion}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -177,251 +77,11 @@ def _symbol(name: str, dom: VarDomain) -> sp.Symbol:
 
 
 # --------------------------------------------------------------------------------------------
-# AST → sympy
-# --------------------------------------------------------------------------------------------
-
-
-def _number(text: str, what: str) -> sp.Rational:
-    mantissa, _, exponent = text.lower().partition("e")
-    if exponent and abs(int(exponent)) > 400:
-        raise ClaimError(f"{what}: number {text} is out of range (exponent limit 400)")
-    return sp.Rational(text)
-
-
-def _constant_size_bits(base: sp.Expr) -> float:
-    """Roughly how many bits one factor of `base` adds to an exact power of it."""
-    if base.is_Rational:
-        return float(max(abs(int(base.p)).bit_length(), int(base.q).bit_length())) if abs(base) != 1 else 0.0
-    magnitude = abs(complex(base.evalf(15)))
-    if not math.isfinite(magnitude):
-        return math.inf
-    return max(1.0, abs(math.log2(magnitude))) if magnitude > 0 else 0.0
-
-
-def _check_constant_power(base: sp.Expr, exponent: sp.Expr, what: str) -> None:
-    """sympy evaluates powers of constants eagerly; refuse the ones that would be enormous."""
-    if not exponent.is_Rational:
-        return
-    if abs(exponent) > MAX_EXPONENT:
-        raise ClaimError(f"{what}: exponent {exponent} is too large (limit {MAX_EXPONENT:,})")
-    if base.is_number and abs(exponent) > 1 and abs(float(exponent)) * _constant_size_bits(base) > MAX_CONSTANT_BITS:
-        raise ClaimError(f"{what}: the constant ({base})^({exponent}) is too large to handle")
-
-
-class _Builder:
-    """AST -> sympy. `display=True` keeps everything as written for rendering: numeric
-    sub-expressions are not folded and sums keep their Sum form."""
-
-    def __init__(self, symbols: dict[str, sp.Symbol], what: str, *, display: bool = False) -> None:
-        self.symbols = symbols
-        self.what = what
-        self.display = display
-        self.unknown: list[str] = []
-        self.unresolved_sum = False
-        self.conditions: list[Relation] = []
-
-    def make(self, cls: Any, *args: sp.Expr) -> sp.Expr:
-        """A node as written; folded to its value when it involves no variable."""
-        if not self.display and all(a.is_number for a in args):
-            return self.sized(cls(*args))
-        return cls(*args, evaluate=False)
-
-    def sized(self, value: sp.Expr) -> sp.Expr:
-        """`value`, unless it is a rational too large to handle (10^3000 * 10^3000)."""
-        if value.is_Rational and max(abs(int(value.p)).bit_length(), int(value.q).bit_length()) > MAX_CONSTANT_BITS:
-            raise ClaimError(f"{self.what}: a constant in the claim has more than {MAX_CONSTANT_BITS:,} bits (about 3,900 digits)")
-        return value
-
-    def neg(self, value: sp.Expr) -> sp.Expr:
-        return -value if value.is_number and not self.display else negate(value)
-
-    def require(self, expr: sp.Expr, op: RelOp, why: str) -> None:
-        """Record that `expr op 0` must hold for the expression to be defined."""
-        if not expr.free_symbols <= set(self.symbols.values()):
-            return  # involves a sum index; the sum itself is checked numerically
-        if expr.is_number:
-            value = evaluated(expr)
-            verdict = {">": value > 0, ">=": value >= 0, "!=": sp.Ne(value, 0)}[op]
-            if verdict == sp.false:
-                raise ClaimError(f"{self.what}: {why} fails for the constant {value}, so the claim is undefined")
-            if verdict == sp.true:
-                return
-        elif known_sign(expr, op):
-            return  # a*b >= 0 for positive a, b; x^2 + 1 > 0: nothing to record
-        rel = Relation(op, expr, sp.Integer(0), f"{why} ({evaluated(expr)} {op} 0)")
-        if all((r.op, r.lhs) != (op, expr) for r in self.conditions):
-            self.conditions.append(rel)
-
-    def power(self, base: sp.Expr, exponent: sp.Expr) -> sp.Expr:
-        # Decisions use the values; the node keeps the form as written.
-        b = evaluated(base) if base.is_number else base
-        exp = evaluated(exponent) if exponent.is_number else exponent
-        _check_constant_power(b, exp, self.what)
-        if exp.is_Rational and not exp.is_integer:
-            self.require(base, ">" if exp < 0 else ">=", "a fractional power needs a non-negative base")
-        elif exp.is_Rational and exp < 0:
-            self.require(base, "!=", "a negative power needs a non-zero base")
-        elif not exp.is_Rational and not (b.is_number and b.is_positive):
-            if exp.is_integer:
-                if not exp.is_nonnegative:
-                    self.require(base, "!=", "a power with a possibly negative integer exponent needs a non-zero base")
-            else:
-                self.require(base, ">", "a power with a non-integer exponent needs a positive base")
-        return self.make(sp.Pow, base, exponent)
-
-    def build(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
-        if node.kind in ("binop",) and node.value in ("+", "-", "*", "/"):
-            return self._spine(node, scope)
-        if node.kind == "num":
-            return _number(node.value, self.what)
-        if node.kind == "name":
-            return self._name(node, scope)
-        if node.kind == "neg":
-            return self.neg(self.build(node.args[0], scope))
-        if node.kind == "binop" and node.value == "^":
-            base, exponent = (self.build(a, scope) for a in node.args)
-            return self.power(base, exponent)
-        if node.kind == "call":
-            return self._call(node, scope)
-        if node.kind == "tuple":
-            raise ClaimError(f"{self.what}: a parenthesised list at position {node.pos} is only allowed as the (k, a, b) of a Sum")
-        raise ClaimError(f"{self.what}: a relation at position {node.pos} cannot be used inside an expression")
-
-    def _spine(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
-        """Left-nested + - (or * /) chains are walked iteratively: a 5,000-character sum
-        must not hit Python's recursion limit."""
-        additive = node.value in ("+", "-")
-        ops = ("+", "-") if additive else ("*", "/")
-        items: list[tuple[str, Node]] = []
-        cur = node
-        while cur.kind == "binop" and cur.value in ops:
-            items.append((cur.value, cur.args[1]))
-            cur = cur.args[0]
-        acc = self.build(cur, scope)
-        parts = [acc]
-        for op, operand in reversed(items):
-            value = self.build(operand, scope)
-            if additive:
-                parts.append(value if op == "+" else self.neg(value))
-            elif op == "*":
-                parts.append(value)
-            else:
-                self.require(value, "!=", "a denominator must be non-zero")
-                parts.append(self.make(sp.Pow, value, sp.Integer(-1)))
-        if self.display and len(parts) == 2 and parts[0].is_Rational and isinstance(parts[1], sp.Pow) and parts[1].base.is_Rational:
-            return parts[0] / parts[1].base  # 1/4 reads as the fraction it is
-        return self.make(sp.Add if additive else sp.Mul, *parts)
-
-    def _name(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
-        if node.value in scope:
-            return scope[node.value]
-        if node.value in CONSTANTS:
-            return CONSTANTS[node.value]
-        if node.value in FUNCTION_ARITY:
-            raise ClaimError(f"{self.what}: {node.value} is a function; call it as {node.value}(...)")
-        if node.value not in self.unknown:
-            self.unknown.append(node.value)
-        return sp.Symbol(f"unknown_{node.value}")
-
-    def _call(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
-        name = node.value
-        if name not in FUNCTION_ARITY:
-            if name in scope:
-                raise ClaimError(f"{self.what}: {name} is a variable, not a function (write {name}*(...) to multiply)")
-            raise ClaimError(f"{self.what}: unknown function {name!r} (supported: {', '.join(sorted(set(FUNCTION_ARITY)))})")
-        lo, hi = FUNCTION_ARITY[name]
-        if not lo <= len(node.args) <= hi:
-            count = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise ClaimError(f"{self.what}: {name} takes {count} argument(s), got {len(node.args)}")
-        if name in ("Sum", "sum"):
-            return self._sum(node, scope)
-        args = [self.build(a, scope) for a in node.args]
-        if name == "sqrt":
-            return self.power(args[0], sp.Rational(1, 2))
-        if name in ("log", "ln"):
-            self.require(args[0], ">", "the argument of log must be positive")
-            if len(args) == 2:
-                self.require(args[1], ">", "the base of log must be positive")
-                self.require(self.make(sp.Add, args[1], sp.Integer(-1)), "!=", "the base of log must not be 1")
-                # log(x, b) = log(x)/log(b); sympy's own two-argument log would drop the base
-                # when not evaluated
-                return self.make(sp.Mul, self.make(sp.log, args[0]), self.make(sp.Pow, self.make(sp.log, args[1]), sp.Integer(-1)))
-        elif name == "tan":
-            self.require(self.make(sp.cos, args[0]), "!=", "tan needs cos(argument) != 0")
-        elif name == "factorial":
-            self.require(args[0], ">=", "factorial needs a non-negative argument")
-        return _FUNCTIONS[name](self, args)
-
-    def _sum(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
-        body, limits = node.args
-        if limits.kind != "tuple" or len(limits.args) != 3 or limits.args[0].kind != "name":
-            raise ClaimError(f"{self.what}: write sums as Sum(expr, (k, a, b)) with a new index name k")
-        index = limits.args[0].value
-        if index in scope or index in RESERVED or not _NAME.fullmatch(index):
-            raise ClaimError(f"{self.what}: the sum index {index!r} must be a new name (not a variable, constant or function)")
-        low, high = (self.build(a, scope) for a in limits.args[1:])
-        if low.is_integer is not True or high.is_integer is not True:
-            raise ClaimError(f"{self.what}: sum bounds must be integer expressions (use floor(...) or integer variables)")
-        k = sp.Symbol(index, integer=True)
-        summand = self.build(body, {**scope, index: k})
-        self.require(self.make(sp.Add, high, self.neg(low), sp.Integer(1)), ">=", "a sum needs upper bound >= lower bound - 1")
-        if self.display:
-            return sp.Sum(summand, (k, low, high))
-        # Summing over dummy bounds gives the closed form without sympy adding up 10^9 terms
-        # one by one when the bounds are numbers.
-        span = evaluated(high) - evaluated(low)
-        b = sp.Dummy("b", integer=True)
-        upper = b if span.is_Number and span > MAX_FACTORIAL else high
-        closed = sp.Sum(summand, (k, low, upper)).doit()
-        if closed.has(sp.Sum):
-            if span.is_Number and span > MAX_DIRECT_SUM_TERMS:
-                raise ClaimError(f"{self.what}: the sum has no closed form and {span} terms (limit {MAX_DIRECT_SUM_TERMS:,})")
-            self.unresolved_sum = True
-            return sp.Sum(summand, (k, low, high))
-        if span.is_Number and span > MAX_FACTORIAL and closed.has(*_EAGER_FUNCTIONS):
-            raise ClaimError(f"{self.what}: the sum's closed form {closed} is too expensive to evaluate at these bounds")
-        return self.sized(closed.subs(b, high))
-
-
-_EAGER_FUNCTIONS = (sp.harmonic, sp.factorial, sp.gamma, sp.polygamma, sp.zeta, sp.binomial, sp.RisingFactorial, sp.FallingFactorial)
-
-
-def _factorial(builder: _Builder, args: list[sp.Expr]) -> sp.Expr:
-    (a,) = args
-    value = evaluated(a) if a.is_number else a
-    if value.is_Number and not (value.is_integer and 0 <= value <= MAX_FACTORIAL):
-        raise ClaimError(f"{builder.what}: factorial({value}) is out of range (integers 0..{MAX_FACTORIAL})")
-    return builder.make(sp.factorial, a)
-
-
-def _binomial(builder: _Builder, args: list[sp.Expr]) -> sp.Expr:
-    n, k = args
-    value = evaluated(n) if n.is_number else n
-    if value.is_Number and abs(value) > 100 * MAX_FACTORIAL:
-        raise ClaimError(f"{builder.what}: binomial({value}, {k}) is out of range")
-    return builder.make(sp.binomial, n, k)
-
-
-def _fn(cls: Any) -> Callable[[_Builder, list[sp.Expr]], sp.Expr]:
-    return lambda builder, args: builder.make(cls, *args)
-
-
-_FUNCTIONS: dict[str, Callable[[_Builder, list[sp.Expr]], sp.Expr]] = {
-    "log": _fn(sp.log), "ln": _fn(sp.log), "exp": _fn(sp.exp),
-    "abs": _fn(sp.Abs), "Abs": _fn(sp.Abs),
-    "min": _fn(sp.Min), "max": _fn(sp.Max), "Min": _fn(sp.Min), "Max": _fn(sp.Max),
-    "floor": _fn(sp.floor), "ceil": _fn(sp.ceiling), "ceiling": _fn(sp.ceiling),
-    "sin": _fn(sp.sin), "cos": _fn(sp.cos), "tan": _fn(sp.tan),
-    "factorial": _factorial, "binomial": _binomial,
-}
-
-
-# --------------------------------------------------------------------------------------------
 # Relations and claims
 # --------------------------------------------------------------------------------------------
 
 
-def _relations(text: str, what: str, builder: _Builder, index: int) -> list[Relation]:
+def _relations(text: str, what: str, builder: ExpressionBuilder, index: int) -> list[Relation]:
     tree = parse_relation_text(text, what)
     if tree.kind != "chain":
         raise ClaimError(f"{what}: expected a relation (<=, >=, <, >, ==, !=), got an expression")
@@ -439,7 +99,7 @@ def _declare(variables: list[ClaimVariable]) -> tuple[dict[str, sp.Symbol], dict
     domains: dict[str, VarDomain] = {}
     for var in variables:
         name = var.name
-        if "__" in name or not _NAME.fullmatch(name):
+        if "__" in name or not NAME.fullmatch(name):
             raise ClaimError(f"variable name {name[:50]!r} is invalid (a letter followed by letters, digits or _ ; at most 40 characters)")
         if name in RESERVED:
             raise ClaimError(f"variable name {name!r} is reserved (it is a constant, a function or a keyword); rename it")
@@ -462,7 +122,7 @@ def parse_claim(claim: Claim, *, display: bool = False) -> ParsedClaim:
     for i, text in enumerate([*claim.assumptions, claim.conclusion]):
         last = i == len(claim.assumptions)
         what = "conclusion" if last else f"assumption {i + 1}"
-        builder = _Builder(symbols, what, display=display)
+        builder = ExpressionBuilder(symbols, what, display=display)
         relations = _relations(text, what, builder, -1 if last else i)
         _raise_unknown(builder)
         unresolved |= builder.unresolved_sum
@@ -477,7 +137,7 @@ def parse_expression(text: str, variables: list[ClaimVariable], what: str = "exp
     """One expression (not a relation) over declared `variables`, through the same safe parser
     and size limits as a claim; for tools that compute with it (tools/symbolic_worker.py)."""
     symbols, _ = _declare(variables)
-    builder = _Builder(symbols, what)
+    builder = ExpressionBuilder(symbols, what)
     tree = parse_relation_text(text, what)
     if tree.kind == "chain":
         raise ClaimError(f"{what}: expected an expression, got a relation")
@@ -486,7 +146,7 @@ def parse_expression(text: str, variables: list[ClaimVariable], what: str = "exp
     return value
 
 
-def _raise_unknown(builder: _Builder) -> None:
+def _raise_unknown(builder: ExpressionBuilder) -> None:
     if builder.unknown:
         names = ", ".join(repr(n) for n in builder.unknown)
         raise ClaimError(

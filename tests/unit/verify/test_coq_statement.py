@@ -12,8 +12,9 @@ from toolreq import require_tool
 
 from eurekaclaw.types.artifacts import Claim, ClaimVariable
 from eurekaclaw.verify import CoqUntranslatable, coq_check_claim
-from eurekaclaw.verify.claims import evaluated, parse_claim
+from eurekaclaw.verify.claims import parse_claim
 from eurekaclaw.verify.coq_statement import coq_statement
+from eurekaclaw.verify.forms import evaluated
 from eurekaclaw.verify.grammar import ClaimError
 
 X = ClaimVariable(name="x")
