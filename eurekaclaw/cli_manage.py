@@ -9,15 +9,8 @@ from typing import Annotated
 
 import typer
 
-from eurekaclaw.cli import (
-    JsonOpt,
-    LLMOpt,
-    VerboseOpt,
-    _cost_text,
-    _settings,
-    _usage_of,
-    handle_errors,
-)
+from eurekaclaw.cli_common import JsonOpt, LLMOpt, VerboseOpt, cli_settings, handle_errors
+from eurekaclaw.cli_result import cost_text, usage_of
 from eurekaclaw.errors import EXIT_FAILED
 
 
@@ -31,7 +24,7 @@ def pause(
     from eurekaclaw.errors import BadInputError
     from eurekaclaw.store.session import Workspace
 
-    session = Workspace(_settings().eurekaclaw_dir).resolve(session_id)
+    session = Workspace(cli_settings().eurekaclaw_dir).resolve(session_id)
     if session.running_pid() is None:
         raise BadInputError(f"session {session.session_id} is not running")
     session.request_pause()
@@ -47,7 +40,7 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
     from eurekaclaw.store.session import Workspace
 
     rows = []
-    for session in Workspace(_settings().eurekaclaw_dir).sessions():
+    for session in Workspace(cli_settings().eurekaclaw_dir).sessions():
         meta = session.load_meta()
         if meta is None:
             continue
@@ -56,12 +49,12 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
             meta.status = "interrupted"
         rows.append(meta)
     rows.sort(key=lambda m: m.created_at, reverse=True)
-    runs = Workspace(_settings().eurekaclaw_dir).runs_dir
+    runs = Workspace(cli_settings().eurekaclaw_dir).runs_dir
     if json_out:
         listed = []
         for m in rows:
             data = m.model_dump(mode="json")
-            if not _usage_of(runs / m.session_id).get("cost_known", True):
+            if not usage_of(runs / m.session_id).get("cost_known", True):
                 data["cost_usd"], data["cost_known"] = None, False
             listed.append(data)
         out().print_json(json.dumps(listed))
@@ -73,7 +66,7 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
         text = m.statement or " ".join(m.paper_ids)
         short = text if len(text) <= 50 else text[:47] + "..."
         status = m.status + (f" ({m.theory_status})" if m.theory_status else "")
-        table.add_row(m.session_id, m.mode, short, status, _cost_text(runs / m.session_id, m.cost_usd),
+        table.add_row(m.session_id, m.mode, short, status, cost_text(runs / m.session_id, m.cost_usd),
                       m.created_at.strftime("%Y-%m-%d %H:%M"))
     out().print(table if rows else "no sessions yet")
 
@@ -88,7 +81,7 @@ def eval_session(
     """Score a session on five weighted dimensions (Scientist-Bench) and write eval_report.json."""
     from eurekaclaw.orchestrator.evaluation import evaluate
 
-    report, table = evaluate(_settings(), session_id, llm)
+    report, table = evaluate(cli_settings(), session_id, llm)
     from eurekaclaw.console import out
 
     if json_out:
@@ -113,7 +106,7 @@ def install_skills(
     from eurekaclaw.skills.install import install_skills as do_install
     from eurekaclaw.store.session import Workspace
 
-    report = do_install(source, Workspace(_settings().eurekaclaw_dir).skills_dir, force=force)
+    report = do_install(source, Workspace(cli_settings().eurekaclaw_dir).skills_dir, force=force)
     out().print(report.render(), markup=False, highlight=False)
     if report.rejected and not (report.installed or report.updated or report.unchanged or report.kept):
         raise typer.Exit(EXIT_FAILED)
@@ -124,7 +117,7 @@ def skills(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
     """List skills with their source, usage count and success rate."""
     from eurekaclaw.orchestrator.skills_view import skills_table
 
-    table, rows, problems = skills_table(_settings())
+    table, rows, problems = skills_table(cli_settings())
     from eurekaclaw.console import err, out
 
     if json_out:

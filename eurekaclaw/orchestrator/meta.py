@@ -7,13 +7,12 @@ import asyncio
 import contextlib
 import logging
 import shutil
-import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from eurekaclaw.agents.base import AgentContext
-from eurekaclaw.agents.stage import Stage, StageOutcome
+from eurekaclaw.agents.stage import Stage
 from eurekaclaw.config import Settings, known_gate_mode
 from eurekaclaw.domains import DomainPlugin, discover_plugins, route_domain
 from eurekaclaw.errors import (
@@ -22,10 +21,8 @@ from eurekaclaw.errors import (
     LLMAuthError,
     RunInterrupted,
     StorageError,
-    storage_errors,
 )
 from eurekaclaw.knowledge_bus.bus import TYPED_ARTIFACTS, KnowledgeBus
-from eurekaclaw.llm.context import current_stage
 from eurekaclaw.llm.ledger import UsageLedger, check_budget_enforceable
 from eurekaclaw.llm.prices import settings_price
 from eurekaclaw.llm.select import build_backend, choose_backend
@@ -33,11 +30,12 @@ from eurekaclaw.llm.types import LLMClient
 from eurekaclaw.orchestrator.evidence import apply_experiment_evidence
 from eurekaclaw.orchestrator.pivots import PIVOT_POINTS, pivot_if_failed
 from eurekaclaw.orchestrator.progress import RunUI
+from eurekaclaw.orchestrator.resume_plan import plan_resume
 from eurekaclaw.orchestrator.session_setup import build_context, copy_outputs
+from eurekaclaw.orchestrator.stage_runner import PauseRequested, StageRunner
 from eurekaclaw.orchestrator.stages import load_stages
-from eurekaclaw.orchestrator.verdict import paper_problem, refresh_downstream, session_status
+from eurekaclaw.orchestrator.verdict import session_status
 from eurekaclaw.store.session import SessionDir, Workspace
-from eurekaclaw.types.artifacts import utcnow
 from eurekaclaw.types.tasks import (
     STAGE_ORDER,
     InputSpec,
@@ -48,13 +46,6 @@ from eurekaclaw.types.tasks import (
 )
 
 log = logging.getLogger(__name__)
-
-PAUSE_POLL_S = 0.5
-
-
-class _PauseRequested(Exception):
-    pass
-
 
 def _with_session(exc: StorageError, session: SessionDir) -> StorageError:
     return exc if exc.session_id else exc.for_session(session.session_id)
@@ -82,7 +73,6 @@ class MetaOrchestrator:
         self._stages = stages
         self.ui = ui or RunUI(live=False, quiet=True)
         self._plugins = plugins
-        self._pause_flag = False
         self.profile_overrides: dict[str, Any] = {}
         self._profile_checked = False
 
@@ -192,16 +182,8 @@ class MetaOrchestrator:
         self.check_budget(budget_usd if budget_usd is not None else meta.budget_usd)
         plugins = self._plugins if self._plugins is not None else discover_plugins()
         pipeline = bus.get_pipeline() or self._initial_pipeline()
-        self._rerun_for_lost(session, pipeline, [k for k in lost if k not in ("input_spec", "pipeline")])
-        for rec in pipeline.stages:
-            # A failed stage, and a stage skipped for lack of inputs, get a fresh chance.
-            if rec.status in ("failed", "skipped"):
-                rec.status, rec.reason, rec.attempts = "pending", "", 0
-        write = pipeline.record("write")
-        if write.status == "completed" and paper_problem(bus.get("paper")):
-            # TeX was there but the PDF was not built: try the paper again
-            write.status, write.reason, write.attempts = "pending", "re-run: paper.pdf was not built", 0
-        bus.put_pipeline(pipeline)
+        plan_resume(session, bus, pipeline, self._stage_impls(),
+                    [k for k in lost if k not in ("input_spec", "pipeline")])
         if budget_usd is not None:
             meta.budget_usd = budget_usd
         session.clear_pause()
@@ -233,25 +215,6 @@ class MetaOrchestrator:
                 rec.status = "absent"
                 rec.reason = "not part of this build"
         return pipeline
-
-    def _rerun_for_lost(self, session: SessionDir, pipeline: PipelineState, lost: list[str]) -> None:
-        """A damaged artifact (moved aside on load) is produced again: the first stage that
-        produces it and every later stage that already ran go back to pending. A damaged
-        theory_state.json thus re-runs Formalize and Theory instead of ending without a theorem."""
-        if not lost:
-            return
-        impls = self._stage_impls()
-        producers = [name for name in STAGE_ORDER
-                     if impls.get(name) is not None and set(getattr(impls[name], "produces", ())) & set(lost)]
-        if not producers:
-            return
-        first = STAGE_ORDER.index(producers[0])
-        reason = f"re-run: {', '.join(f'{k}.json' for k in lost)} was damaged and moved aside"
-        for rec in pipeline.stages:
-            if STAGE_ORDER.index(rec.name) >= first and rec.status not in ("absent", "pending"):
-                rec.status, rec.reason, rec.attempts = "pending", reason, 0
-        log.warning("session %s: %s", session.session_id, reason)
-        session.event("damaged_state", files=[f"{k}.json" for k in lost], rerun_from=producers[0])
 
     def _session_context(
         self, session: SessionDir, bus: KnowledgeBus, meta: SessionMeta, spec: InputSpec,
@@ -293,7 +256,8 @@ class MetaOrchestrator:
     ) -> None:
         """The stages in order from where the pipeline stands: an explore direction that failed
         hands over to the next one (pivots), an experiment that contradicts the theory sends it
-        back to formalize, a gate may pause (_PauseRequested)."""
+        back to formalize, a gate may pause (PauseRequested)."""
+        runner = StageRunner(self.settings, self.ui, self._stage_impls())  # the settings after the profile
         previous: StageRecord | None = None
         index = 0
         while index < len(STAGE_ORDER):
@@ -308,9 +272,9 @@ class MetaOrchestrator:
                 previous = rec
                 continue
             if not self._gate(meta, name, previous):
-                raise _PauseRequested()
+                raise PauseRequested()
             stage_resume = resume and rec.status in ("interrupted", "running")
-            await self._run_stage(ctx, session, bus, pipeline, rec, spec, stage_resume)
+            await runner.run(ctx, session, bus, pipeline, rec, spec, stage_resume)
             previous = rec
             if name == "experiment" and self._experiment_evidence(bus, session, pipeline) == "replan":
                 index = STAGE_ORDER.index("formalize")
@@ -336,7 +300,7 @@ class MetaOrchestrator:
         stop_reason = ""
         try:
             await self._run_stages(ctx, session, meta, bus, pipeline, spec, on_event, resume=resume)
-        except _PauseRequested:
+        except PauseRequested:
             stop_status, stop_reason = "paused", "paused at a checkpoint"
         except BudgetExceededError as exc:
             stop_status, stop_reason = "budget_exceeded", exc.message
@@ -404,107 +368,6 @@ class MetaOrchestrator:
             self.ui.set_pipeline(pipeline)
         return verdict
 
-    async def _run_stage(
-        self,
-        ctx: AgentContext,
-        session: SessionDir,
-        bus: KnowledgeBus,
-        pipeline: PipelineState,
-        rec: StageRecord,
-        spec: InputSpec,
-        resume: bool,
-    ) -> None:
-        stage = self._stage_impls()[rec.name]
-        assert stage is not None
-        reason = stage.missing_inputs(ctx, spec)
-        if reason:
-            self._set(bus, session, pipeline, rec, "skipped", reason)
-            return
-        # Before the stage changes its output, whatever later stages built on the old output is
-        # stale: they run again (a resumed Theory stage refreshes the paper, eval and learning).
-        stale = refresh_downstream(pipeline, rec.name)
-        if stale:
-            session.event("stale_stages", after=rec.name, stages=stale)
-        max_attempts = 1 + self.settings.stage_max_retries
-        while True:
-            rec.attempts += 1
-            rec.started_at = rec.started_at or utcnow()
-            self._set(bus, session, pipeline, rec, "running", "")
-            session.save_checkpoint({"stage": rec.name, "attempt": rec.attempts})
-            outcome = await self._attempt(ctx, session, bus, pipeline, rec, stage, spec, resume)
-            if outcome.status != "failed":
-                status = "completed" if outcome.status in ("completed", "partial") else "skipped"
-                detail = outcome.reason or outcome.summary
-                if outcome.status == "partial":
-                    detail = f"partial: {detail}" if detail else "partial"
-                rec.finished_at = utcnow()
-                self._set(bus, session, pipeline, rec, status, detail)
-                return
-            if rec.attempts >= max_attempts or not outcome.retryable:
-                rec.finished_at = utcnow()
-                self._set(bus, session, pipeline, rec, "failed", outcome.reason or "stage failed")
-                return
-            session.event("stage_retry", name=rec.name, attempt=rec.attempts, reason=outcome.reason)
-            resume = True
-
-    async def _attempt(
-        self,
-        ctx: AgentContext,
-        session: SessionDir,
-        bus: KnowledgeBus,
-        pipeline: PipelineState,
-        rec: StageRecord,
-        stage: Stage,
-        spec: InputSpec,
-        resume: bool,
-    ) -> StageOutcome:
-        token = current_stage.set(rec.name)
-        task = asyncio.ensure_future(stage.run(ctx, spec, resume=resume))
-        watcher = asyncio.ensure_future(self._watch_pause(session, task))
-        loop = asyncio.get_running_loop()
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signal.SIGTERM, self._request_pause, task)
-        try:
-            return await task
-        except asyncio.CancelledError:
-            self._set(bus, session, pipeline, rec, "interrupted", "stopped at a checkpoint")
-            if self._pause_flag:
-                raise _PauseRequested() from None
-            raise
-        except BudgetExceededError:
-            self._set(bus, session, pipeline, rec, "interrupted", "budget reached")
-            raise
-        except (LLMAuthError, StorageError):
-            raise
-        except OSError as exc:
-            if storage_errors(exc.errno):  # a full or read-only disk: stop, resumable
-                raise StorageError(exc.filename or session.path, exc) from exc
-            log.warning("stage %s failed: %s: %s", rec.name, type(exc).__name__, exc)
-            log.debug("stage %s failed", rec.name, exc_info=True)
-            return StageOutcome(status="failed", reason=f"{type(exc).__name__}: {exc}")
-        except Exception as exc:  # a stage bug or an exhausted LLM must not lose the session
-            # one line; the traceback only with --verbose (DEBUG)
-            log.warning("stage %s failed: %s: %s", rec.name, type(exc).__name__, exc)
-            log.debug("stage %s failed", rec.name, exc_info=True)
-            return StageOutcome(status="failed", reason=f"{type(exc).__name__}: {exc}")
-        finally:
-            watcher.cancel()
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(signal.SIGTERM)
-            current_stage.reset(token)
-
-    def _request_pause(self, task: asyncio.Future[Any]) -> None:
-        self._pause_flag = True
-        task.cancel()
-
-    async def _watch_pause(self, session: SessionDir, task: asyncio.Future[Any]) -> None:
-        while not task.done():
-            if session.pause_requested():
-                session.clear_pause()
-                self._request_pause(task)
-                return
-            await asyncio.sleep(PAUSE_POLL_S)
-
     def _gate(self, meta: SessionMeta, name: str, previous: StageRecord | None) -> bool:
         mode = meta.gate_mode
         if previous is None or mode == "none":
@@ -515,16 +378,6 @@ class MetaOrchestrator:
             return True
         note = f" ({previous.name} {previous.status}: {previous.reason})" if previous.reason else ""
         return self.ui.confirm(f"Continue to stage {name}?{note}")
-
-    def _set(
-        self, bus: KnowledgeBus, session: SessionDir, pipeline: PipelineState, rec: StageRecord, status: str, reason: str
-    ) -> None:
-        rec.status = status  # type: ignore[assignment]
-        rec.reason = reason
-        bus.put_pipeline(pipeline)
-        session.event("stage", name=rec.name, status=status, reason=reason, attempt=rec.attempts)
-        self.ui.event("stage", name=rec.name, status=status, reason=reason)
-        self.ui.set_pipeline(pipeline)
 
     def _finish(
         self, session: SessionDir, meta: SessionMeta, bus: KnowledgeBus, ctx: AgentContext, pipeline: PipelineState

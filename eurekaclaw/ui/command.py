@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from eurekaclaw.cli import VerboseOpt, handle_errors
+from eurekaclaw.cli_common import VerboseOpt, handle_errors
 from eurekaclaw.errors import BadInputError, MissingConfigError
 
 

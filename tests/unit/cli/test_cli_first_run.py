@@ -157,7 +157,7 @@ def test_an_area_too_short_to_explore_is_refused(area: str) -> None:
 
 def test_a_partial_result_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     from eurekaclaw import console
-    from eurekaclaw.cli import _print_result
+    from eurekaclaw.cli_result import print_result as _print_result
     from eurekaclaw.types.tasks import ResearchOutput
 
     buf = io.StringIO()

@@ -132,7 +132,7 @@ def test_the_orchestrator_watches_the_backend_it_builds(tmp_path) -> None:
 
 def test_log_lines_go_through_the_display_console(monkeypatch: pytest.MonkeyPatch) -> None:
     from eurekaclaw import console as console_mod
-    from eurekaclaw.cli import ConsoleLogHandler, _setup_logging
+    from eurekaclaw.cli_common import ConsoleLogHandler, _setup_logging
 
     buf = io.StringIO()
     console = Console(file=buf, width=200, force_terminal=True, color_system=None)

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from rich.console import Console
 
-from eurekaclaw import cli
+from eurekaclaw import cli_result
 
 
 def result(**extra):
@@ -24,7 +24,7 @@ def printed(monkeypatch):
     monkeypatch.setattr("eurekaclaw.console.out", lambda: console)
 
     def show(res) -> list[str]:
-        cli._print_result(res)
+        cli_result.print_result(res)
         return console.export_text().splitlines()
     return show
 
