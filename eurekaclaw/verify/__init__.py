@@ -25,7 +25,7 @@ _EXPORTS = {
     "falsify": "falsifier",
     "smt_check": "smt",
     "coq_check_claim": "coq",
-    "CoqUntranslatable": "coq_statement",
+    "CoqUntranslatable": "coq_terms",
     "lean_check_claim": "lean",
     "LeanUntranslatable": "lean_statement",
     "run_mechanical_checks": "mechanical",
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from eurekaclaw.verify.checkers import CheckerInfo, available_checkers
     from eurekaclaw.verify.claims import ParsedClaim, parse_claim
     from eurekaclaw.verify.coq import coq_check_claim
-    from eurekaclaw.verify.coq_statement import CoqUntranslatable
+    from eurekaclaw.verify.coq_terms import CoqUntranslatable
     from eurekaclaw.verify.exact import ClaimEvaluation, evaluate_claim_at
     from eurekaclaw.verify.falsifier import FalsifierReport, falsify
     from eurekaclaw.verify.grammar import ClaimError

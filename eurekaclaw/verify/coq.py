@@ -32,18 +32,19 @@ from pathlib import Path
 from eurekaclaw.types.artifacts import CheckResult, Claim
 from eurekaclaw.verify.formal import (
     GATE_MODULE,
-    MAX_SOURCE_CHARS,
     PROOF_MODULE,
     STATEMENT_MODULE,
     ClaimFiles,
     LexError,
+    ProofRejected,
     Prover,
     blank_coq,
     check_claim_proof,
+    check_proof_size,
     find_forbidden,
+    generated_statement,
     tool_version,
 )
-from eurekaclaw.verify.grammar import ClaimError
 
 COQ_ALLOWED_AXIOMS = frozenset({
     "ClassicalDedekindReals.sig_forall_dec",
@@ -265,20 +266,15 @@ def coq_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeo
     if not sandbox.status().available:
         return _result("no_checker", f"Coq checks are off: coqc runs only in the sandbox ({sandbox.status().reason})")
     # Imported here: the translator pulls in sympy, which `eurekaclaw doctor` does not need.
-    from eurekaclaw.verify.coq_statement import CoqUntranslatable, coq_statement
+    from eurekaclaw.verify.coq_statement import coq_statement
+    from eurekaclaw.verify.coq_terms import CoqUntranslatable
 
-    try:
-        statement = coq_statement(claim)
-    except CoqUntranslatable as exc:
-        return _result("skipped", f"the claim has no Coq translation: {exc}")
-    except ClaimError as exc:
-        return _result("error", f"the claim does not parse: {exc}")
     script = _strip_script(proof_script)
-    if len(script) + len(helpers) > MAX_SOURCE_CHARS:
-        return _result("failed", f"rejected: the proof is {len(script) + len(helpers):,} characters "
-                                 f"(limit {MAX_SOURCE_CHARS:,})")
-    if not script:
-        return _result("failed", "rejected: the proof script is empty")
+    try:
+        statement = generated_statement(claim, coq_statement, CoqUntranslatable, "Coq")
+        check_proof_size(script, helpers)
+    except ProofRejected as exc:
+        return _result(exc.verdict, exc.detail)
     hits: list[str] = []
     for part, text, extra in (("helpers", helpers, ()), ("script", script, _SCRIPT_FORBIDDEN)):
         try:

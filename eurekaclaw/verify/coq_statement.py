@@ -48,59 +48,36 @@ introduces that is not in the table. Variable names that Coq reserves or that th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
 import sympy as sp
 
 from eurekaclaw.types.artifacts import Claim
 from eurekaclaw.verify.claims import ParsedClaim, Relation, parse_claim
+from eurekaclaw.verify.coq_terms import (
+    ADD,
+    APP,
+    ATOM,
+    COQ_RESERVED,
+    MUL,
+    POW,
+    UNARY,
+    CoqUntranslatable,
+    IntegerTerms,
+    IntVar,
+    describe,
+    wrap,
+)
 from eurekaclaw.verify.forms import evaluated
-from eurekaclaw.verify.grammar import ClaimError
 
 COQ_HEADER = "Require Import Reals Psatz Lra Lia ZArith.\nOpen Scope R_scope.\n"
 
-# Printing levels of Coq's R_scope notations (smaller binds tighter).
-ATOM, APP, POW, UNARY, MUL, ADD = 0, 10, 30, 35, 40, 50
-
-COQ_RESERVED = frozenset({
-    # term keywords
-    "as", "at", "cofix", "else", "end", "exists", "exists2", "fix", "for", "forall", "fun", "if", "IF",
-    "in", "let", "match", "mod", "return", "then", "using", "where", "with", "Prop", "Set", "SProp", "Type",
-    "struct", "measure", "wf", "True", "False", "S", "O",
-    # names the statement itself may use
-    "R", "nat", "Z", "INR", "IZR", "Nat", "sqrt", "ln", "exp", "Rpower", "powerRZ", "Rabs", "Rmin", "Rmax",
-    "PI", "sum_f_R0", "Int_part", "fact", "sin", "cos", "tan", "Req_EM_T", "Rle_dec", "Rlt_dec", "Rge_dec",
-    "Rgt_dec", "Rle", "Rlt", "Rge", "Rgt", "Rplus", "Rmult", "Ropp", "Rinv", "Rdiv", "Rminus", "pow",
-})
 _OPS = {"<=": "<=", "<": "<", ">=": ">=", ">": ">", "==": "=", "!=": "<>"}
 
 
-class CoqUntranslatable(ClaimError):
-    """The claim uses something that has no exact Coq translation here."""
-
-
-@dataclass(frozen=True)
-class _IntVar:
-    kind: Literal["nat", "Z"]
-    text: str  # a nat or Z term, atomic or parenthesised
-
-
-def _wrap(term: tuple[str, int], limit: int) -> str:
-    text, level = term
-    return text if level <= limit else f"({text})"
-
-
-def _describe(e: sp.Basic) -> str:
-    return f"{type(e).__name__}({', '.join(str(a) for a in e.args)})" if e.args else str(e)
-
-
-class _Translator:
+class _Translator(IntegerTerms):
     def __init__(self, parsed: ParsedClaim) -> None:
-        self.parsed = parsed
+        super().__init__(parsed)
         self.taken: set[str] = set(COQ_RESERVED)
         self.real_vars: dict[sp.Symbol, str] = {}
-        self.int_vars: dict[sp.Symbol, _IntVar] = {}
         self.active: set[str] = set()  # sum indices bound where the translation currently is
         self.positive: set[sp.Expr] = {c.lhs for c in parsed.conditions if c.op == ">" and c.rhs == 0}
 
@@ -131,14 +108,14 @@ class _Translator:
                 if dom.hi is not None:
                     hyps.append(f"{coq} {'<' if dom.hi_open else '<='} {self.real(dom.hi)[0]}")
             elif var.domain == "natural" and dom.lo is not None and dom.lo >= 0:
-                self.int_vars[sym] = _IntVar("nat", coq)
+                self.int_vars[sym] = IntVar("nat", coq)
                 binders.append(f"({coq} : nat)")
                 if dom.lo > 0:
                     hyps.append(f"({dom.lo} <= {coq})%nat")
                 if dom.hi is not None:
                     hyps.append(f"({coq} <= {dom.hi})%nat")
             else:
-                self.int_vars[sym] = _IntVar("Z", coq)
+                self.int_vars[sym] = IntVar("Z", coq)
                 binders.append(f"({coq} : Z)")
                 if dom.lo is not None:
                     hyps.append(f"({dom.lo} <= {coq})%Z")
@@ -196,33 +173,33 @@ class _Translator:
         if isinstance(e, sp.floor | sp.ceiling):
             z = self.z(e)
             if z is None:
-                raise CoqUntranslatable(f"{_describe(e)} has no Coq translation")
+                raise CoqUntranslatable(f"{describe(e)} has no Coq translation")
             return self.app("IZR", (z, ATOM))
         if isinstance(e, sp.factorial):
-            return self.app("INR", (f"fact {self._nat_or_to_nat(e.args[0])}", APP))
+            return self.app("INR", (f"fact {self.nat_or_to_nat(e.args[0])}", APP))
         if isinstance(e, sp.harmonic):
             return self._harmonic(e)
         if isinstance(e, sp.Sum):
             return self._sum(e)
         if isinstance(e, sp.Piecewise):
             return self._piecewise(e)
-        raise CoqUntranslatable(f"{_describe(e)} has no Coq translation")
+        raise CoqUntranslatable(f"{describe(e)} has no Coq translation")
 
     def app(self, fn: str, *args: tuple[str, int]) -> tuple[str, int]:
-        return " ".join([fn, *(_wrap(a, ATOM) for a in args)]), APP
+        return " ".join([fn, *(wrap(a, ATOM) for a in args)]), APP
 
     def _add(self, e: sp.Add) -> tuple[str, int]:
         terms = e.as_ordered_terms()
-        out = _wrap(self.real(terms[0]), ADD)
+        out = wrap(self.real(terms[0]), ADD)
         for t in terms[1:]:
             # a - b for a term with a visible minus sign, printed without asking sympy for -t
             # (which would re-evaluate the term as written, e.g. merge x * x^-1 into 1)
             if t.is_Number and t < 0:
-                out += " - " + _wrap(self.real(-t), MUL)
+                out += " - " + wrap(self.real(-t), MUL)
             elif isinstance(t, sp.Mul) and sp.Mul(*[f for f in t.args if f.is_Number]) < 0:
-                out += " - " + _wrap(self._mul(t, flip=True), MUL)
+                out += " - " + wrap(self._mul(t, flip=True), MUL)
             else:
-                out += " + " + _wrap(self.real(t), MUL)
+                out += " + " + wrap(self.real(t), MUL)
         return out, ADD
 
     def _mul(self, e: sp.Mul, *, flip: bool = False) -> tuple[str, int]:
@@ -252,13 +229,13 @@ class _Translator:
         else:
             text = self._product(num) if num else "1"
             if den:
-                text += " / " + (_wrap(den[0], UNARY) if len(den) == 1 else f"({self._product(den)})")
+                text += " / " + (wrap(den[0], UNARY) if len(den) == 1 else f"({self._product(den)})")
             term = (text, MUL)
-        return ("- " + _wrap(term, UNARY), UNARY) if negate else term
+        return ("- " + wrap(term, UNARY), UNARY) if negate else term
 
     @staticmethod
     def _product(items: list[tuple[str, int]]) -> str:
-        return " * ".join(_wrap(t, MUL if i == 0 else UNARY) for i, t in enumerate(items))
+        return " * ".join(wrap(t, MUL if i == 0 else UNARY) for i, t in enumerate(items))
 
     def _pow(self, base: sp.Expr, exp: sp.Expr) -> tuple[str, int]:
         if exp.is_number:
@@ -266,19 +243,19 @@ class _Translator:
         if exp == 1:
             return self.real(base)
         if exp.could_extract_minus_sign():
-            return "1 / " + _wrap(self._pow(base, -exp), UNARY), MUL
+            return "1 / " + wrap(self._pow(base, -exp), UNARY), MUL
         if base is sp.E and not exp.is_Integer:
             return self.app("exp", self.real(exp))  # e^y as written
         b = self.real(base)
         if exp.is_Integer:
-            return f"{_wrap(b, APP)} ^ {int(exp)}", POW
+            return f"{wrap(b, APP)} ^ {int(exp)}", POW
         if exp.is_Rational:
             p, q = int(exp.p), int(exp.q)
             if q & (q - 1) == 0:  # q = 2^j: j square roots are exact for a non-negative base
                 root = b
                 while q > 1:
                     root, q = self.app("sqrt", root), q // 2
-                return root if p == 1 else (f"{_wrap(root, APP)} ^ {p}", POW)
+                return root if p == 1 else (f"{wrap(root, APP)} ^ {p}", POW)
             if not self._known_positive(base):
                 raise CoqUntranslatable(
                     f"{base}^({exp}): an odd root of a base not known to be positive (Rpower 0 y = 1, not 0)")
@@ -286,7 +263,7 @@ class _Translator:
         if exp.is_integer:
             n = self.nat(exp)
             if n is not None:
-                return f"{_wrap(b, APP)} ^ {n}", POW
+                return f"{wrap(b, APP)} ^ {n}", POW
             z = self.z(exp)
             if z is not None:
                 return self.app("powerRZ", b, (z, ATOM))
@@ -299,98 +276,11 @@ class _Translator:
         # or a definedness condition "base > 0" among the hypotheses.
         return bool(evaluated(base).is_positive) or base in self.positive
 
-    # -- integer-valued terms -----------------------------------------------------------------
-    def nat(self, e: sp.Expr) -> str | None:
-        """A nat term equal to e (an integer expression that is >= 0 by construction), or None."""
-        if e.is_Integer:
-            return str(int(e)) if e >= 0 else None
-        if e.is_Symbol:
-            var = self.int_vars.get(e)
-            return var.text if var is not None and var.kind == "nat" else None
-        if isinstance(e, sp.Add | sp.Mul):
-            parts = [self.nat(a) for a in e.args]
-            if any(p is None for p in parts):
-                return None
-            return "(" + (" + " if isinstance(e, sp.Add) else " * ").join(parts) + ")"  # type: ignore[arg-type]
-        if isinstance(e, sp.Pow) and e.exp.is_Integer and e.exp > 0:
-            b = self.nat(e.base)
-            return None if b is None else f"({b} ^ {int(e.exp)})"
-        return None
-
-    def z(self, e: sp.Expr) -> str | None:
-        """A Z term equal to the integer expression e, or None."""
-        if e.is_Integer:
-            return str(int(e)) if e >= 0 else f"({int(e)})"
-        if e.is_Symbol:
-            var = self.int_vars.get(e)
-            if var is None:
-                return None
-            return var.text if var.kind == "Z" else f"(Z.of_nat {var.text})"
-        if isinstance(e, sp.Add):
-            out = ""
-            for i, t in enumerate(e.as_ordered_terms()):
-                negative = t.could_extract_minus_sign()
-                part = self.z(-t if negative and i else t)
-                if part is None:
-                    return None
-                out += part if not i else (" - " if negative else " + ") + part
-            return f"({out})"
-        if isinstance(e, sp.Mul):
-            if e.args[0] == -1:
-                rest = self.z(-e)
-                return None if rest is None else f"(- {rest})"
-            parts = [self.z(a) for a in e.args]
-            if any(p is None for p in parts):
-                return None
-            return "(" + " * ".join(parts) + ")"  # type: ignore[arg-type]
-        if isinstance(e, sp.Pow) and e.exp.is_Integer and e.exp > 0:
-            b = self.z(e.base)
-            return None if b is None else f"({b} ^ {int(e.exp)})"
-        if isinstance(e, sp.floor):
-            return f"(Int_part {_wrap(self.real(e.args[0]), ATOM)})"
-        if isinstance(e, sp.ceiling):
-            return f"(- Int_part {_wrap(self.real(-e.args[0]), ATOM)})"
-        return None
-
-    def _nat_or_to_nat(self, e: sp.Expr) -> str:
-        if e.is_integer is not True:
-            raise CoqUntranslatable(f"{e} is not an integer expression")
-        n = self.nat(e)
-        if n is not None:
-            return n
-        z = self.z(e)
-        if z is None:
-            raise CoqUntranslatable(f"the integer expression {e} has no Coq translation")
-        return f"(Z.to_nat {z})"  # exact: the claim requires e >= 0 where it is used
-
-    def _lower_bound(self, e: sp.Expr) -> sp.Rational | None:
-        """A lower bound of e over the domains (None when unknown): 0 for a natural-number
-        expression, else from the bounds of the variables of a linear expression."""
-        if e.is_Number:
-            return sp.Rational(e)
-        if self.nat(e) is not None:
-            return sp.Integer(0)  # a sum of products of naturals (including enclosing indices)
-        try:
-            poly = sp.Poly(e, *sorted(e.free_symbols, key=str))
-        except sp.PolynomialError:
-            return None
-        if poly.total_degree() > 1 or not all(s in self.parsed.symbols.values() for s in e.free_symbols):
-            return None
-        total = sp.Rational(poly.coeff_monomial(1))
-        for sym in e.free_symbols:
-            c = poly.coeff_monomial(sym)
-            dom = self.parsed.domains[str(sym)]
-            bound = dom.lo if c > 0 else dom.hi
-            if bound is None:
-                return None
-            total += c * bound
-        return total
-
     # -- sums -----------------------------------------------------------------------------------
     def _harmonic(self, e: sp.harmonic) -> tuple[str, int]:
         n, m = (e.args[0], e.args[1] if len(e.args) > 1 else sp.Integer(1))
         if not m.is_Rational:
-            raise CoqUntranslatable(f"{_describe(e)} has no Coq translation")
+            raise CoqUntranslatable(f"{describe(e)} has no Coq translation")
         k = sp.Dummy("k", integer=True, positive=True)
         return self._finite_sum(sp.Pow(k, -m), k, sp.Integer(1), n)
 
@@ -402,7 +292,7 @@ class _Translator:
 
     def _finite_sum(self, body: sp.Expr, k: sp.Symbol, a: sp.Expr, b: sp.Expr) -> tuple[str, int]:
         span = sp.expand(b - a)  # number of terms - 1; the claim requires span >= -1
-        low = self._lower_bound(span)
+        low = self.lower_bound(span)
         may_be_empty = low is None or low < 0
         binder = self.binder(str(k.name))
         a_nat = self.nat(a)
@@ -411,14 +301,14 @@ class _Translator:
         p_nat = self.nat(sp.Add(*pos)) if pos else "0"
         q_nat = self.nat(sp.Add(*neg)) if neg else "0"
         if a_nat is not None and p_nat is not None and q_nat is not None:
-            index = _IntVar("nat", binder if a == 0 else f"({binder} + {a_nat})")
+            index = IntVar("nat", binder if a == 0 else f"({binder} + {a_nat})")
             count = p_nat if q_nat == "0" else f"({p_nat} - {q_nat})"  # exact: p - q >= 0 when used
             empty = f"({p_nat} <? {q_nat})%nat"
         else:
             a_z, span_z = self.z(a), self.z(span)
             if a_z is None or span_z is None:
                 raise CoqUntranslatable(f"the bounds {a}, {b} of a sum have no Coq translation")
-            index = _IntVar("Z", f"(Z.of_nat {binder} + {a_z})")
+            index = IntVar("Z", f"(Z.of_nat {binder} + {a_z})")
             count = f"(Z.to_nat {span_z})"
             empty = f"({span_z} <? 0)%Z"
         self.int_vars[k] = index
@@ -436,7 +326,7 @@ class _Translator:
     def _piecewise(self, e: sp.Piecewise) -> tuple[str, int]:
         pieces = list(e.args)
         if pieces[-1].cond is not sp.true:
-            raise CoqUntranslatable(f"{_describe(e)}: a piecewise expression without an otherwise-branch")
+            raise CoqUntranslatable(f"{describe(e)}: a piecewise expression without an otherwise-branch")
         out = self.real(pieces[-1].expr)
         for piece in reversed(pieces[:-1]):
             out = self._if(piece.cond, self.real(piece.expr), out)

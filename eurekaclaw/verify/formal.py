@@ -33,7 +33,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from eurekaclaw.types.artifacts import CheckResult
+from eurekaclaw.types.artifacts import CheckResult, Claim
+from eurekaclaw.verify.grammar import ClaimError
 
 MAX_SOURCE_CHARS = 200_000
 MAX_DETAIL_CHARS = 4_000
@@ -51,6 +52,35 @@ class ToolRun:
     output: str
     timed_out: bool
     seconds: float
+
+
+class ProofRejected(Exception):
+    """A proof turned away before any compiler runs: the verdict and the reason."""
+
+    def __init__(self, verdict: str, detail: str) -> None:
+        super().__init__(detail)
+        self.verdict, self.detail = verdict, detail
+
+
+def generated_statement(claim: Claim, translate: Callable[[Claim], str], untranslatable: type[ClaimError],
+                        language: str) -> str:
+    """The statement the proof must prove, generated from the claim; ProofRejected ("skipped"
+    or "error") when the claim has no translation or does not parse."""
+    try:
+        return translate(claim)
+    except untranslatable as exc:
+        raise ProofRejected("skipped", f"the claim has no {language} translation: {exc}") from exc
+    except ClaimError as exc:
+        raise ProofRejected("error", f"the claim does not parse: {exc}") from exc
+
+
+def check_proof_size(script: str, helpers: str) -> None:
+    """ProofRejected ("failed") for a proof that is too long or has an empty script."""
+    if len(script) + len(helpers) > MAX_SOURCE_CHARS:
+        raise ProofRejected("failed", f"rejected: the proof is {len(script) + len(helpers):,} characters "
+                                      f"(limit {MAX_SOURCE_CHARS:,})")
+    if not script.strip():
+        raise ProofRejected("failed", "rejected: the proof script is empty")
 
 
 def run_tool(argv: list[str], *, cwd: Path, timeout_s: float, env: dict[str, str] | None = None,
@@ -129,6 +159,25 @@ def _coq_string_end(source: str, start: int) -> int:
     raise LexError(f"unterminated string literal starting on line {_line_of(source, start)}")
 
 
+def _comment_end(source: str, start: int, opener: str, closer: str,
+                 string_end: Callable[[str, int], int] | None = None) -> int:
+    """The index just after the nested comment opened at `start`. With `string_end`, a string
+    inside the comment is skipped whole (Coq reads strings in comments; Lean does not)."""
+    depth, j, n = 1, start + len(opener), len(source)
+    while depth:
+        if j >= n:
+            raise LexError(f"unterminated comment starting on line {_line_of(source, start)}")
+        if source.startswith(opener, j):
+            depth, j = depth + 1, j + len(opener)
+        elif source.startswith(closer, j):
+            depth, j = depth - 1, j + len(closer)
+        elif string_end is not None and source[j] == '"':
+            j = string_end(source, j)
+        else:
+            j += 1
+    return j
+
+
 def blank_coq(source: str) -> str:
     """The source with comments and string literals replaced by spaces (newlines kept, so line
     numbers still match), following Coq's lexer: comments nest, and a string inside a comment
@@ -139,19 +188,8 @@ def blank_coq(source: str) -> str:
     i, n = 0, len(source)
     while i < n:
         if source.startswith("(*", i):
-            start, depth, j = i, 1, i + 2
-            while depth:
-                if j >= n:
-                    raise LexError(f"unterminated comment starting on line {_line_of(source, start)}")
-                if source.startswith("(*", j):
-                    depth, j = depth + 1, j + 2
-                elif source.startswith("*)", j):
-                    depth, j = depth - 1, j + 2
-                elif source[j] == '"':
-                    j = _coq_string_end(source, j)
-                else:
-                    j += 1
-            out.append(_blank(source[start:j]))
+            j = _comment_end(source, i, "(*", "*)", _coq_string_end)
+            out.append(_blank(source[i:j]))
             i = j
         elif source[i] == '"':
             j = _coq_string_end(source, i)
@@ -185,17 +223,8 @@ def blank_lean(source: str) -> str:
             out.append(" " * (end - i))
             i = end
         elif source.startswith("/-", i):
-            start, depth, j = i, 1, i + 2
-            while depth:
-                if j >= n:
-                    raise LexError(f"unterminated comment starting on line {_line_of(source, start)}")
-                if source.startswith("/-", j):
-                    depth, j = depth + 1, j + 2
-                elif source.startswith("-/", j):
-                    depth, j = depth - 1, j + 2
-                else:
-                    j += 1
-            out.append(_blank(source[start:j]))
+            j = _comment_end(source, i, "/-", "-/")
+            out.append(_blank(source[i:j]))
             i = j
         elif c == "r" and not prev_ident and (m := _LEAN_RAW_STRING.match(source, i)):
             closer = '"' + m.group(1)

@@ -30,18 +30,19 @@ from pathlib import Path
 from eurekaclaw.types.artifacts import CheckResult, Claim
 from eurekaclaw.verify.formal import (
     GATE_MODULE,
-    MAX_SOURCE_CHARS,
     PROOF_MODULE,
     STATEMENT_MODULE,
     ClaimFiles,
     LexError,
+    ProofRejected,
     Prover,
     blank_lean,
     check_claim_proof,
+    check_proof_size,
     find_forbidden,
+    generated_statement,
     tool_version,
 )
-from eurekaclaw.verify.grammar import ClaimError
 
 LEAN_ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 
@@ -147,18 +148,12 @@ def lean_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", time
         return _result("error", f"{project} is not a Lake project (no lakefile)")
     from eurekaclaw.verify.lean_statement import LeanUntranslatable, lean_statement
 
-    try:
-        statement = lean_statement(claim)
-    except LeanUntranslatable as exc:
-        return _result("skipped", f"the claim has no Lean translation: {exc}")
-    except ClaimError as exc:
-        return _result("error", f"the claim does not parse: {exc}")
     script = _strip_script(proof_script)
-    if len(script) + len(helpers) > MAX_SOURCE_CHARS:
-        return _result("failed", f"rejected: the proof is {len(script) + len(helpers):,} characters "
-                                 f"(limit {MAX_SOURCE_CHARS:,})")
-    if not script.strip():
-        return _result("failed", "rejected: the proof script is empty")
+    try:
+        statement = generated_statement(claim, lean_statement, LeanUntranslatable, "Lean")
+        check_proof_size(script, helpers)
+    except ProofRejected as exc:
+        return _result(exc.verdict, exc.detail)
     hits: list[str] = []
     # A script that dedents out of the `by` block only adds declarations, which the same scan
     # covers as if they were helpers.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp
@@ -220,52 +221,53 @@ def _join(items: list[str], sep: str = ", ", last: str = " and ") -> str:
     return items[0] if len(items) == 1 else sep.join(items[:-1]) + last + items[-1]
 
 
-def _latex_domain(name: str, dom: VarDomain, num: Any) -> str:
-    lo, hi = (None if dom.lo is None else num(dom.lo)), (None if dom.hi is None else num(dom.hi))
-    if dom.kind == "int":
-        if lo is not None and hi is not None:
-            if dom.lo == dom.hi:
-                return f"{name} = {lo}"
-            if dom.lo is not None and dom.hi == dom.lo + 1:
-                return rf"{name} \in \{{{lo}, {hi}\}}"
-            return rf"{name} \in \{{{lo}, \dots, {hi}\}}"
-        if lo is not None:
-            return rf"{name} \in \mathbb{{Z}}_{{\ge {lo}}}"
-        if hi is not None:
-            return rf"{name} \in \mathbb{{Z}}_{{\le {hi}}}"
-        return rf"{name} \in \mathbb{{Z}}"
-    if lo is not None and hi is not None:
-        if dom.lo == dom.hi:
-            return f"{name} = {lo}"
-        return rf"{name} \in {'(' if dom.lo_open else '['}{lo}, {hi}{')' if dom.hi_open else ']'}"
-    if lo is not None:
-        return f"{name} {'>' if dom.lo_open else _LATEX_OPS['>=']} {lo}"
-    if hi is not None:
-        return f"{name} {'<' if dom.hi_open else _LATEX_OPS['<=']} {hi}"
-    return rf"{name} \in \mathbb{{R}}"
+@dataclass(frozen=True)
+class _DomainNotation:
+    """How a variable's domain is written: templates over {name}, {lo}, {hi}."""
+
+    pair: str  # an integer with two values
+    span: str  # an integer range
+    int_from: str
+    int_to: str
+    integers: str
+    member: str
+    ge: str
+    le: str
+    reals: str
 
 
-def _plain_domain(name: str, dom: VarDomain, num: Any) -> str:
+_LATEX_DOMAIN = _DomainNotation(
+    pair=r"{name} \in \{{{lo}, {hi}\}}", span=r"{name} \in \{{{lo}, \dots, {hi}\}}",
+    int_from=r"{name} \in \mathbb{{Z}}_{{\ge {lo}}}", int_to=r"{name} \in \mathbb{{Z}}_{{\le {hi}}}",
+    integers=r"{name} \in \mathbb{{Z}}", member=r"\in", ge=_LATEX_OPS[">="], le=_LATEX_OPS["<="],
+    reals=r"{name} \in \mathbb{{R}}",
+)
+_PLAIN_DOMAIN = _DomainNotation(
+    pair="{name} ∈ {{{lo}, {hi}}}", span="{name} ∈ {{{lo}, …, {hi}}}", int_from="{name} ≥ {lo} (integer)",
+    int_to="{name} ≤ {hi} (integer)", integers="{name} ∈ ℤ", member="∈", ge="≥", le="≤", reals="{name} ∈ ℝ",
+)
+
+
+def _domain_text(name: str, dom: VarDomain, num: Any, notation: _DomainNotation) -> str:
     lo, hi = (None if dom.lo is None else num(dom.lo)), (None if dom.hi is None else num(dom.hi))
+    if lo is not None and hi is not None and dom.lo == dom.hi:
+        return f"{name} = {lo}"
     if dom.kind == "int":
         if lo is not None and hi is not None:
-            if dom.lo == dom.hi:
-                return f"{name} = {lo}"
-            return f"{name} ∈ {{{lo}, {hi}}}" if dom.lo is not None and dom.hi == dom.lo + 1 else f"{name} ∈ {{{lo}, …, {hi}}}"
+            two = dom.lo is not None and dom.hi == dom.lo + 1
+            return (notation.pair if two else notation.span).format(name=name, lo=lo, hi=hi)
         if lo is not None:
-            return f"{name} ≥ {lo} (integer)"
+            return notation.int_from.format(name=name, lo=lo)
         if hi is not None:
-            return f"{name} ≤ {hi} (integer)"
-        return f"{name} ∈ ℤ"
+            return notation.int_to.format(name=name, hi=hi)
+        return notation.integers.format(name=name)
     if lo is not None and hi is not None:
-        if dom.lo == dom.hi:
-            return f"{name} = {lo}"
-        return f"{name} ∈ {'(' if dom.lo_open else '['}{lo}, {hi}{')' if dom.hi_open else ']'}"
+        return f"{name} {notation.member} {'(' if dom.lo_open else '['}{lo}, {hi}{')' if dom.hi_open else ']'}"
     if lo is not None:
-        return f"{name} {'>' if dom.lo_open else '≥'} {lo}"
+        return f"{name} {'>' if dom.lo_open else notation.ge} {lo}"
     if hi is not None:
-        return f"{name} {'<' if dom.hi_open else '≤'} {hi}"
-    return f"{name} ∈ ℝ"
+        return f"{name} {'<' if dom.hi_open else notation.le} {hi}"
+    return notation.reals.format(name=name)
 
 
 def _names(parsed: ParsedClaim) -> dict[sp.Symbol, str]:
@@ -292,7 +294,7 @@ def claim_latex(claim: Claim) -> str:
     parsed = parse_claim(claim, display=True)
     printer = _Latex(_names(parsed))
     show = printer.doprint
-    domains = [_latex_domain(latex_name(n), d, show) for n, d in parsed.domains.items()]
+    domains = [_domain_text(latex_name(n), d, show, _LATEX_DOMAIN) for n, d in parsed.domains.items()]
     assumptions = [_chain(c, show, _LATEX_OPS) for c in _chains(parsed.assumptions)]
     conclusion = _chain(parsed.conclusion, show, _LATEX_OPS)
     return _sentence(domains, assumptions, conclusion, lambda s: f"${s}$", ".")
@@ -303,7 +305,7 @@ def claim_plain(claim: Claim) -> str:
     parsed = parse_claim(claim, display=True)
     printer = _Plain()
     show = printer.doprint
-    domains = [_plain_domain(n, d, show) for n, d in parsed.domains.items()]
+    domains = [_domain_text(n, d, show, _PLAIN_DOMAIN) for n, d in parsed.domains.items()]
     assumptions = [_chain(c, show, _PLAIN_OPS) for c in _chains(parsed.assumptions)]
     conclusion = _chain(parsed.conclusion, show, _PLAIN_OPS)
     return _sentence(domains, assumptions, conclusion, lambda s: s, "")
