@@ -215,6 +215,83 @@ def _lemma_status(theory: TheoryState, node: LemmaNode) -> str:
     return "refuted" if refuted else "open"
 
 
+def _dag_lemma(theory: TheoryState, plan: CitePlan, lid: str) -> LemmaView:
+    node = theory.lemma_dag[lid]
+    record = theory.proven_lemmas.get(lid)
+    key = plan.resolve(node.citation)
+    return LemmaView(
+        id=lid,
+        label=lemma_label(lid),
+        statement=node.statement,
+        informal=node.informal,
+        status=_lemma_status(theory, node),
+        level=record.verification_level if record else None,
+        proof=record.proof if record else None,
+        provenance=node.provenance,
+        citation_key=key,
+        citation_text="" if key else (node.citation or ""),
+        dependencies=[d for d in node.dependencies if d in theory.lemma_dag],
+        checks=_checks_summary(record.checks, record) if record else "",
+        self_review=bool(record and record.self_review),
+    )
+
+
+def _orphan_lemma(lid: str, record: ProofRecord) -> LemmaView:
+    """A lemma proved but missing from the DAG (e.g. after a re-plan): it still appears."""
+    return LemmaView(
+        id=lid,
+        label=lemma_label(lid),
+        statement="",
+        informal="",
+        status="proved",
+        level=record.verification_level,
+        proof=record.proof,
+        provenance="new",
+        citation_key=None,
+        citation_text="",
+        dependencies=[],
+        checks=_checks_summary(record.checks, record),
+        self_review=record.self_review,
+    )
+
+
+def _lemma_views(theory: TheoryState, plan: CitePlan, root_id: str | None) -> list[LemmaView]:
+    """Every lemma but the theorem itself, in dependency order, then the orphans."""
+    lemmas = [
+        _dag_lemma(theory, plan, lid)
+        for lid in topological_order(theory.lemma_dag)
+        if not (theory.lemma_dag[lid].is_root and lid == root_id)
+    ]
+    lemmas += [_orphan_lemma(lid, rec) for lid, rec in theory.proven_lemmas.items() if lid not in theory.lemma_dag]
+    return lemmas
+
+
+def _theorem_statement(theory: TheoryState, root_id: str | None) -> str:
+    root_node = theory.lemma_dag.get(root_id) if root_id else None
+    statement = theory.formal_statement.strip() or (root_node.statement if root_node else "")
+    return statement or theory.informal_statement
+
+
+def _theorem_proof(theory: TheoryState, root_id: str | None) -> str | None:
+    if theory.status != "proved":
+        return None
+    root_record = theory.proven_lemmas.get(root_id) if root_id else None
+    # The lemmas and their proofs are typeset one by one, so the theorem's own proof is the
+    # root's checked proof; the assembled document would repeat all of them.
+    return root_record.proof if root_record else theory.assembled_proof
+
+
+def _label_map(theory: TheoryState, lemmas: list[LemmaView], statement: str, proof: str | None,
+               experiment: ExperimentView | None, root_id: str | None) -> LabelMap:
+    """Labels of lemmas, template sections and every \\label the texts define themselves."""
+    texts = [statement, proof or ""] + list(theory.assumptions)
+    texts += [t for lem in lemmas for t in (lem.statement, lem.proof or "")]
+    extra = list(TEMPLATE_LABELS) + block_labels(texts)
+    if experiment is not None:
+        extra += ["sec:experiments", "fig:experiment", "tab:bounds"]
+    return LabelMap([lem.id for lem in lemmas], root_id, extra)
+
+
 def build_doc(
     theory: TheoryState,
     plan: CitePlan,
@@ -222,71 +299,11 @@ def build_doc(
     prose: dict[str, str],
 ) -> PaperDoc:
     root_id = theory.root_id()
-    lemmas: list[LemmaView] = []
-    for lid in topological_order(theory.lemma_dag):
-        node = theory.lemma_dag[lid]
-        if node.is_root and lid == root_id:
-            continue
-        record = theory.proven_lemmas.get(lid)
-        label = lemma_label(lid)
-        key = plan.resolve(node.citation)
-        lemmas.append(
-            LemmaView(
-                id=lid,
-                label=label,
-                statement=node.statement,
-                informal=node.informal,
-                status=_lemma_status(theory, node),
-                level=record.verification_level if record else None,
-                proof=record.proof if record else None,
-                provenance=node.provenance,
-                citation_key=key,
-                citation_text="" if key else (node.citation or ""),
-                dependencies=[d for d in node.dependencies if d in theory.lemma_dag],
-                checks=_checks_summary(record.checks, record) if record else "",
-                self_review=bool(record and record.self_review),
-            )
-        )
-    # lemmas proved but missing from the DAG (e.g. after a re-plan) still appear
-    for lid, record in theory.proven_lemmas.items():
-        if lid in theory.lemma_dag:
-            continue
-        lemmas.append(
-            LemmaView(
-                id=lid,
-                label=lemma_label(lid),
-                statement="",
-                informal="",
-                status="proved",
-                level=record.verification_level,
-                proof=record.proof,
-                provenance="new",
-                citation_key=None,
-                citation_text="",
-                dependencies=[],
-                checks=_checks_summary(record.checks, record),
-                self_review=record.self_review,
-            )
-        )
-    root_node = theory.lemma_dag.get(root_id) if root_id else None
-    statement = theory.formal_statement.strip() or (root_node.statement if root_node else "")
-    if not statement:
-        statement = theory.informal_statement
+    lemmas = _lemma_views(theory, plan, root_id)
+    statement = _theorem_statement(theory, root_id)
+    proof = _theorem_proof(theory, root_id)
     levels = [r.verification_level for r in theory.proven_lemmas.values()]
     weakest = theory.weakest_level() if theory.proven_lemmas else weakest_level(levels)
-    proof: str | None = None
-    if theory.status == "proved":
-        root_record = theory.proven_lemmas.get(root_id) if root_id else None
-        # The lemmas and their proofs are typeset one by one, so the theorem's own proof is the
-        # root's checked proof; the assembled document would repeat all of them.
-        proof = root_record.proof if root_record else theory.assembled_proof
-    used = [lvl for lvl in VERIFICATION_ORDER if lvl in set(levels)]
-    texts = [statement, proof or ""] + list(theory.assumptions)
-    texts += [t for lem in lemmas for t in (lem.statement, lem.proof or "")]
-    extra = list(TEMPLATE_LABELS) + block_labels(texts)
-    if experiment is not None:
-        extra += ["sec:experiments", "fig:experiment", "tab:bounds"]
-    label_map = LabelMap([lem.id for lem in lemmas], root_id, extra)
     return PaperDoc(
         prose=dict(prose),
         theorem_statement=statement,
@@ -299,9 +316,9 @@ def build_doc(
         experiment=experiment,
         counterexamples=[c for c in theory.counterexamples if c.confirmed] or list(theory.counterexamples),
         weakest=weakest,
-        levels_used=used,
+        levels_used=[lvl for lvl in VERIFICATION_ORDER if lvl in set(levels)],
         unproved_assembly=bool(theory.assembled_proof) and theory.status != "proved",
         status_reason=theory.status_reason,
         contradictions=list(theory.contradictions),
-        labels=label_map,
+        labels=_label_map(theory, lemmas, statement, proof, experiment, root_id),
     )
