@@ -42,6 +42,7 @@ def known_gate_mode(value: str | None) -> GateMode | None:
 TheoryPipeline = Literal["default", "memory_guided"]
 ExperimentMode = Literal["auto", "true", "false"]
 OpenAIStructured = Literal["json_schema", "tool", "prompt"]
+LLMStream = Literal["auto", "true", "false"]
 
 DEFAULT_DIR = Path("~/.eurekaclaw")
 
@@ -82,6 +83,8 @@ class Settings(BaseSettings):
     llm_retry_max_s: float = Field(default=300.0, ge=0.0, le=86_400.0)  # one wait, Retry-After included
     llm_retry_total_s: float = Field(default=900.0, ge=0.0, le=86_400.0)  # all waits of one call
     llm_timeout_s: float = Field(default=600.0, gt=0.0, le=86_400.0)
+    # Stream replies (eurekaclaw/llm/streaming.py): auto = when the live terminal display watches.
+    llm_stream: LLMStream = "auto"
 
     # --- storage ----------------------------------------------------------------------------
     eurekaclaw_dir: Path = DEFAULT_DIR

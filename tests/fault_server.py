@@ -5,6 +5,11 @@ stops it after `max_lifetime_s` whatever happens.
 Each request is answered with the next planned fault (a list), else with a fault drawn at
 `rate` (seeded), else with a good completion. A good completion's content comes from `reply`
 (a function of the request body and a per-call token the client may send in X-Test-Call).
+
+A request with `"stream": true` is answered with server-sent events (chunked), the completion cut
+into `chunk_chars` pieces, the usage in a last chunk when the client asked for it (and
+`stream_usage` is on); `ignore_stream` answers it with plain JSON instead, as some servers do.
+The fault `stream_cut` sends the first chunks of a stream, then drops the connection.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ FAULT_KINDS = (
     "error_in_200",  # {"error": {"code": 502, ...}} with status 200 (OpenRouter style)
     "no_choices_200",  # {"choices": []} with billed usage
 )
+STREAM_FAULT_KINDS = ("stream_cut",)  # only for streamed requests
 
 Reply = Callable[[dict[str, Any], str | None], dict[str, Any]]
 
@@ -53,7 +59,12 @@ class FaultServer:
     def __init__(
         self, *, rate: float = 0.0, kinds: tuple[str, ...] = FAULT_KINDS, plan: list[str | None] | None = None,
         seed: int = 0, timeout_sleep_s: float = 3.0, reply: Reply | None = None, max_lifetime_s: float = 300.0,
+        ignore_stream: bool = False, stream_usage: bool = True, chunk_chars: int = 3,
     ) -> None:
+        self.ignore_stream = ignore_stream
+        self.stream_usage = stream_usage
+        self.chunk_chars = chunk_chars
+        self.bodies: list[dict[str, Any]] = []
         self.rate = rate
         self.kinds = kinds
         self.plan = list(plan or [])
@@ -126,9 +137,16 @@ class FaultServer:
         fault = self._choose()
         with self.lock:
             self.log.append((call, fault or "ok"))
-        if fault is None:
-            body = json.loads(raw or b"{}")
+        body = json.loads(raw or b"{}")
+        with self.lock:
+            self.bodies.append(body)
+        streamed = bool(body.get("stream")) and not self.ignore_stream
+        if fault is None and streamed:
+            self._send_stream(h, body, self.reply(body, call))
+        elif fault is None:
             self._send(h, 200, json.dumps(self.reply(body, call)).encode())
+        elif fault == "stream_cut":
+            self._send_stream(h, body, self.reply(body, call), cut=True)
         elif fault.startswith("http_429"):
             headers = {"http_429_seconds": {"Retry-After": "12"}, "http_429_ms": {"retry-after-ms": "1500"},
                        "http_429_date": {"Retry-After": email.utils.formatdate(time.time() + 7200, usegmt=True)}}
@@ -154,6 +172,46 @@ class FaultServer:
             self._send(h, 200, b'{"id": "x", "choices": [], "usage": {"prompt_tokens": 90, "completion_tokens": 0}}')
         else:
             raise ValueError(fault)
+
+    def events(self, body: dict[str, Any], completion: dict[str, Any]) -> list[bytes]:
+        """The completion as the `data:` events a streaming server sends."""
+        choice = completion["choices"][0]
+        message, base = choice["message"], {"id": completion.get("id"), "model": completion.get("model")}
+        content = message.get("content") or ""
+        deltas: list[dict[str, Any]] = [{"role": "assistant"}]
+        deltas += [{"content": content[i:i + self.chunk_chars]} for i in range(0, len(content), self.chunk_chars)]
+        for index, tc in enumerate(message.get("tool_calls") or []):
+            args = tc["function"]["arguments"]
+            half = len(args) // 2
+            deltas.append({"tool_calls": [{"index": index, "id": tc["id"], "type": "function",
+                                           "function": {"name": tc["function"]["name"], "arguments": args[:half]}}]})
+            deltas.append({"tool_calls": [{"index": index, "function": {"arguments": args[half:]}}]})
+        chunks = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+        chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]})
+        if (body.get("stream_options") or {}).get("include_usage") and self.stream_usage:
+            chunks.append({**base, "choices": [], "usage": completion.get("usage")})
+        return [f"data: {json.dumps(c)}\n\n".encode() for c in chunks] + [b"data: [DONE]\n\n"]
+
+    def _send_stream(self, h: BaseHTTPRequestHandler, body: dict[str, Any], completion: dict[str, Any],
+                     cut: bool = False) -> None:
+        events = self.events(body, completion)
+        if cut:
+            events = events[: max(2, len(events) // 2)]
+        try:
+            h.send_response(200)
+            h.send_header("Content-Type", "text/event-stream")
+            h.send_header("Transfer-Encoding", "chunked")
+            h.end_headers()
+            for event in events:
+                h.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+                h.wfile.flush()
+            if cut:  # no closing chunk: the connection just ends mid-body
+                h.close_connection = True
+                h.connection.shutdown(socket.SHUT_RDWR)
+                return
+            h.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            pass
 
     @staticmethod
     def _send(h: BaseHTTPRequestHandler, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:

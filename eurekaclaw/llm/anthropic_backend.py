@@ -5,6 +5,12 @@ the stable system prefix carries `cache_control` so repeated role instructions a
 SDK's own retries are off (max_retries=0): the session client is the one retry layer
 (eurekaclaw/http_retry.py). Failures are mapped to our error classes by exception type and HTTP
 status, never by message text.
+
+When LLM_STREAM says so (eurekaclaw/llm/streaming.py) the reply comes through the SDK's event
+stream (`messages.stream`): text and tool-input deltas feed the token meter, and the SDK's
+accumulated final message is read exactly like a whole reply. A stream that ends without
+`message_stop` or breaks off at the transport is retryable (`stream_cut`); an `error` event inside
+a stream is classified by its error type as the status that type stands for.
 """
 
 from __future__ import annotations
@@ -17,39 +23,26 @@ from typing import Any
 import anthropic
 
 from eurekaclaw.config import Settings
-from eurekaclaw.errors import (
-    LLMAuthError,
-    LLMError,
-    LLMFatalError,
-    LLMRetryableError,
-    MissingConfigError,
-)
-from eurekaclaw.http_retry import parse_retry_after, retryable_status, status_reason
+from eurekaclaw.errors import LLMError, LLMFatalError, LLMRetryableError, MissingConfigError
 from eurekaclaw.llm.client import BaseLLMClient
-from eurekaclaw.llm.openai_compat import hide_secret, output_tool_name
-from eurekaclaw.llm.types import (
-    LLMRequest,
-    LLMResponse,
-    Message,
-    ModelTier,
-    StopReason,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    Usage,
+from eurekaclaw.llm.streaming import TokenMeter, stream_cut, wants_stream
+from eurekaclaw.llm.types import LLMRequest, LLMResponse, Message, ModelTier, Usage
+from eurekaclaw.llm.wire import (
+    CONNECT_TIMEOUT_S,
+    estimated_usage,
+    hide_secret,
+    map_blocks,
+    output_tool_name,
+    response,
+    status_error,
 )
 from eurekaclaw.redact import register_secret
 
-CONNECT_TIMEOUT_S = 10.0
-
-_STOP: dict[str, StopReason] = {
-    "end_turn": "end_turn",
-    "max_tokens": "max_tokens",
-    "model_context_window_exceeded": "max_tokens",
-    "stop_sequence": "stop_sequence",
-    "tool_use": "tool_use",
-    "pause_turn": "end_turn",
-    "refusal": "error",
+# An `error` event inside a stream arrives after a 200; its type says which status it stands for.
+_ERROR_TYPE_STATUS = {
+    "invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
+    "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429,
+    "api_error": 500, "timeout_error": 504, "overloaded_error": 529,
 }
 
 
@@ -138,17 +131,37 @@ class AnthropicBackend(BaseLLMClient):
     async def complete(self, request: LLMRequest) -> LLMResponse:
         params = self.request_params(request)
         try:
-            message = await self.client.messages.create(**params)
+            if wants_stream(self.settings.llm_stream):
+                message = await self._streamed(params, request)
+            else:
+                message = await self.client.messages.create(**params)
         except anthropic.AnthropicError as exc:
             raise self.map_error(exc) from None
         return self._response(message, request, params["model"])
+
+    async def _streamed(self, params: dict[str, Any], request: LLMRequest) -> Any:
+        """The final message of one streamed request, assembled by the SDK."""
+        meter, seen = TokenMeter(), _StreamState()
+        try:
+            async with self.client.messages.stream(**params) as stream:
+                async for event in stream:
+                    seen.take(event, meter)
+                if seen.stopped:
+                    return await stream.get_final_message()
+        except sdk_httpx().TransportError as exc:  # mid-stream the SDK lets httpx's errors through
+            if isinstance(exc, sdk_httpx().TimeoutException):
+                raise LLMRetryableError("the Anthropic API timed out while streaming", reason="timeout") from None
+            raise stream_cut("the Anthropic API", type(exc).__name__, seen.billed(request, meter)) from None
+        finally:
+            meter.finish()
+        raise stream_cut("the Anthropic API", "no message_stop", seen.billed(request, meter))
 
     # --- response -------------------------------------------------------------------------------
     @staticmethod
     def _response(message: Any, request: LLMRequest, model: str) -> LLMResponse:
         forced = output_tool_name(request.output) if request.output is not None else None
         texts: list[str] = []
-        calls: list[ToolUseBlock] = []
+        calls: list[tuple[str, str, dict[str, Any]]] = []
         structured: dict[str, Any] | None = None
         for block in message.content:
             kind = getattr(block, "type", None)
@@ -159,46 +172,21 @@ class AnthropicBackend(BaseLLMClient):
                 if forced and block.name == forced and structured is None:
                     structured = data
                 else:
-                    calls.append(ToolUseBlock(id=block.id, name=block.name, input=data))
-        stop = _STOP.get(message.stop_reason or "end_turn", "end_turn")
-        if stop == "tool_use" and not calls:
-            stop = "end_turn"  # the only call was the structured answer: nothing to execute
-        u = message.usage
-        usage = Usage(
-            input_tokens=u.input_tokens or 0,
-            output_tokens=u.output_tokens or 0,
-            cache_write_tokens=getattr(u, "cache_creation_input_tokens", None) or 0,
-            cache_read_tokens=getattr(u, "cache_read_input_tokens", None) or 0,
-        )
-        return LLMResponse(
-            text="".join(texts),
-            tool_calls=calls,
-            structured=structured,
-            stop_reason=stop,
-            usage=usage,
-            model=message.model or model,
-        )
+                    calls.append((block.id, block.name, data))
+        return response(text="".join(texts), calls=calls, structured=structured, stop=message.stop_reason,
+                        usage=_usage(message.usage), model=message.model or model)
 
     # --- errors ----------------------------------------------------------------------------------
     def map_error(self, exc: anthropic.AnthropicError) -> LLMError:
         """Classify by exception type and status code only; the API's text is shown, not read."""
         if isinstance(exc, anthropic.APIStatusError):
             status = exc.status_code
+            if status < 400:  # an error event inside a stream that began with 200
+                status = _ERROR_TYPE_STATUS.get(_error_type(exc), 500)
             text = hide_secret(
                 f"Anthropic API returned HTTP {status}: {_api_message(exc)}", self._key
             )
-            auth = anthropic.AuthenticationError | anthropic.PermissionDeniedError
-            if isinstance(exc, auth) or status in (401, 403):
-                return LLMAuthError(text + " (check ANTHROPIC_API_KEY)", status=status)
-            if (
-                isinstance(exc, anthropic.RateLimitError | anthropic.InternalServerError)
-                or retryable_status(status)
-            ):
-                return LLMRetryableError(
-                    text, status=status, retry_after=parse_retry_after(exc.response.headers),
-                    reason=status_reason(status),
-                )
-            return LLMFatalError(text, status=status)
+            return status_error(status, text, exc.response.headers, key_hint="ANTHROPIC_API_KEY")
         if isinstance(exc, anthropic.APITimeoutError):
             return LLMRetryableError("the Anthropic API request timed out", reason="timeout")
         if isinstance(exc, anthropic.APIConnectionError):
@@ -210,6 +198,50 @@ class AnthropicBackend(BaseLLMClient):
             # a 200 whose body is not the API's shape (a proxy's page, a torn body): try again
             return LLMRetryableError("the Anthropic API answered with an unreadable body", reason="bad_body")
         return LLMFatalError(f"Anthropic SDK error: {type(exc).__name__}")
+
+
+class _StreamState:
+    """What a stream has shown so far: whether it ended, and the usage its start announced."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+        self.start_usage: Any = None
+
+    def take(self, event: Any, meter: TokenMeter) -> None:
+        kind = getattr(event, "type", None)
+        if kind == "message_start":
+            self.start_usage = event.message.usage
+        elif kind == "content_block_delta":
+            delta = event.delta
+            piece = getattr(delta, "text", None) or getattr(delta, "partial_json", None)
+            if isinstance(piece, str) and piece:
+                meter.add(piece)
+        elif kind == "message_stop":
+            self.stopped = True
+
+    def billed(self, request: LLMRequest, meter: TokenMeter) -> Usage:
+        """What a broken stream may have cost: the prompt as message_start counted it (else the
+        ledger's high estimate) and the reply tokens seen so far."""
+        if self.start_usage is None:
+            return estimated_usage(request, "", meter.tokens)
+        usage = _usage(self.start_usage)
+        usage.output_tokens = max(meter.tokens, usage.output_tokens)
+        return usage
+
+
+def _usage(u: Any) -> Usage:
+    return Usage(
+        input_tokens=u.input_tokens or 0,
+        output_tokens=u.output_tokens or 0,
+        cache_write_tokens=getattr(u, "cache_creation_input_tokens", None) or 0,
+        cache_read_tokens=getattr(u, "cache_read_input_tokens", None) or 0,
+    )
+
+
+def _error_type(exc: anthropic.APIStatusError) -> str:
+    body = exc.body
+    error = body.get("error") if isinstance(body, dict) else None
+    return str(error.get("type") or "") if isinstance(error, dict) else ""
 
 
 def _api_message(exc: anthropic.APIStatusError) -> str:
@@ -224,22 +256,12 @@ def _api_message(exc: anthropic.APIStatusError) -> str:
 def _convert_message(message: Message) -> dict[str, Any]:
     if isinstance(message.content, str):
         return {"role": message.role, "content": message.content}
-    blocks: list[dict[str, Any]] = []
-    for block in message.content:
-        if isinstance(block, TextBlock):
-            if block.text:  # the API rejects empty text blocks
-                blocks.append({"type": "text", "text": block.text})
-        elif isinstance(block, ToolUseBlock):
-            blocks.append(
-                {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
-            )
-        elif isinstance(block, ToolResultBlock):
-            result: dict[str, Any] = {
-                "type": "tool_result",
-                "tool_use_id": block.tool_use_id,
-                "content": block.content,
-            }
-            if block.is_error:
-                result["is_error"] = True
-            blocks.append(result)
+    blocks: list[dict[str, Any]] = map_blocks(
+        message,
+        # the API rejects empty text blocks
+        text=lambda b: {"type": "text", "text": b.text} if b.text else None,
+        tool_use=lambda b: {"type": "tool_use", "id": b.id, "name": b.name, "input": b.input},
+        tool_result=lambda b: {"type": "tool_result", "tool_use_id": b.tool_use_id, "content": b.content,
+                               **({"is_error": True} if b.is_error else {})},
+    )
     return {"role": message.role, "content": blocks}

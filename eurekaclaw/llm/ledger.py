@@ -42,6 +42,14 @@ def _total_tokens(usage: Usage) -> int:
     return usage.input_tokens + usage.output_tokens + usage.cache_read_tokens + usage.cache_write_tokens
 
 
+def prompt_tokens_estimate(request: LLMRequest) -> int:
+    """A deliberately high count of the tokens a request's prompt costs (schema and tools included)."""
+    schema = request.output_schema()
+    chars = len(request.system_text()) + len(request.prompt_text()) + (len(str(schema)) if schema else 0)
+    chars += sum(len(t.description) + len(str(t.input_schema)) for t in request.tools)
+    return int(chars * TOKENS_PER_CHAR_ESTIMATE) + 50
+
+
 @dataclass
 class Reservation:
     """What an admitted call holds until it settles: the estimate and the worst case."""
@@ -181,10 +189,7 @@ class UsageLedger:
     def estimate(self, request: LLMRequest) -> tuple[Usage, Usage]:
         """(realistic, worst-case) usage of one call: the prompt as counted, and the reply at the
         role's mean so far (or half of max_tokens for a role not seen yet) vs at max_tokens."""
-        schema = request.output_schema()
-        chars = len(request.system_text()) + len(request.prompt_text()) + (len(str(schema)) if schema else 0)
-        chars += sum(len(t.description) + len(str(t.input_schema)) for t in request.tools)
-        prompt = int(chars * TOKENS_PER_CHAR_ESTIMATE) + 50
+        prompt = prompt_tokens_estimate(request)
         row = self.by_role.get(request.role)
         if row and row.get("calls"):
             mean = row["output_tokens"] / row["calls"]

@@ -9,6 +9,11 @@ messages go first, then the longest texts are cut in the middle.
 
 Small models cannot call tools reliably, so tools are not offered: the model is told to answer
 from what it is given, and a note is logged once.
+
+When LLM_STREAM says so (eurekaclaw/llm/streaming.py) the completion streams (`stream=True`), one
+token a chunk, to the token meter of the live display; llama.cpp reports no usage in a stream, so
+the reply is counted by the model's own tokenizer and the prompt as fitted (template allowance
+included).
 """
 
 from __future__ import annotations
@@ -28,18 +33,9 @@ from eurekaclaw.errors import EurekaError, LLMFatalError, LLMOutputError
 from eurekaclaw.llm.client import BaseLLMClient
 from eurekaclaw.llm.local_grammar import SMALL_MODEL_PARAMS, json_grammar
 from eurekaclaw.llm.local_models import resolve_model
-from eurekaclaw.llm.session_client import extract_json
-from eurekaclaw.llm.types import (
-    LLMRequest,
-    LLMResponse,
-    Message,
-    ModelTier,
-    StopReason,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    Usage,
-)
+from eurekaclaw.llm.streaming import TokenMeter, wants_stream
+from eurekaclaw.llm.types import LLMRequest, LLMResponse, Message, ModelTier, Usage
+from eurekaclaw.llm.wire import json_object_in, map_blocks, stop_reason
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +56,6 @@ MIN_REPLY_SHARE = 4
 MIN_KEPT_TOKENS = 32
 CUT_MARKER_TOKENS = 24  # the "[... N characters cut ...]" note, with room to spare
 
-_FINISH: dict[str, StopReason] = {"stop": "end_turn", "length": "max_tokens"}
 
 TOOLS_NOTE = (
     "No tools are available in this session: answer directly from the information above."
@@ -167,16 +162,14 @@ def render_message(message: Message) -> str:
     model is not given tools and chat templates differ in how (and whether) they show them."""
     if isinstance(message.content, str):
         return message.content
-    parts: list[str] = []
-    for block in message.content:
-        if isinstance(block, TextBlock):
-            parts.append(block.text)
-        elif isinstance(block, ToolUseBlock):
-            parts.append(f"[called tool {block.name} with {json.dumps(block.input, ensure_ascii=False)}]")
-        elif isinstance(block, ToolResultBlock):
-            label = "error from tool call" if block.is_error else "result of tool call"
-            parts.append(f"[{label} {block.tool_use_id}]\n{block.content}")
-    return "\n".join(p for p in parts if p)
+    parts = map_blocks(
+        message,
+        text=lambda b: b.text or None,
+        tool_use=lambda b: f"[called tool {b.name} with {json.dumps(b.input, ensure_ascii=False)}]",
+        tool_result=lambda b: (f"[{'error from tool call' if b.is_error else 'result of tool call'} "
+                               f"{b.tool_use_id}]\n{b.content}"),
+    )
+    return "\n".join(parts)
 
 
 def output_instructions(schema: dict[str, Any], name: str) -> str:
@@ -393,10 +386,14 @@ class LocalBackend(BaseLLMClient):
 
     def _complete_blocking(self, request: LLMRequest) -> LLMResponse:
         loaded = self.model()
+        stream = wants_stream(self.settings.llm_stream)  # the caller's context: to_thread copies it
         with loaded.lock:
             try:
                 args = self.completion_args(request, loaded)
-                result = loaded.llama.create_chat_completion(**args)
+                if stream:
+                    result = _streamed_completion(loaded, args)
+                else:
+                    result = loaded.llama.create_chat_completion(**args)
             except EurekaError:
                 raise
             except Exception as exc:  # llama-cpp-python raises ValueError, RuntimeError, jinja2 errors...
@@ -409,17 +406,10 @@ class LocalBackend(BaseLLMClient):
         choices = result.get("choices") or [{}]
         choice = choices[0]
         text = ((choice.get("message") or {}).get("content") or "").strip()
-        stop = _FINISH.get(choice.get("finish_reason") or "stop", "end_turn")
+        stop = stop_reason(choice.get("finish_reason") or "stop")
         structured: dict[str, Any] | None = None
         if request.output is not None and stop != "max_tokens":
-            try:
-                found = json.loads(text, strict=False)  # tolerate raw control chars in strings
-            except json.JSONDecodeError:
-                try:
-                    found = extract_json(text)
-                except ValueError:
-                    found = None
-            structured = found if isinstance(found, dict) else None
+            structured = json_object_in(text)
         usage = result.get("usage") or {}
         return LLMResponse(
             text=text,
@@ -431,6 +421,29 @@ class LocalBackend(BaseLLMClient):
             ),
             model=self.model_for(request.tier),
         )
+
+
+def _streamed_completion(loaded: LoadedModel, args: dict[str, Any]) -> dict[str, Any]:
+    """A streamed completion read back into the whole one it stands for, usage counted here."""
+    meter = TokenMeter()
+    pieces: list[str] = []
+    finish: str | None = None
+    try:
+        for chunk in loaded.llama.create_chat_completion(**args, stream=True):
+            choice = (chunk.get("choices") or [{}])[0]
+            piece = (choice.get("delta") or {}).get("content")
+            if piece:
+                pieces.append(piece)
+                meter.add(piece, tokens=1)
+            finish = choice.get("finish_reason") or finish
+    finally:
+        meter.finish()
+    content = "".join(pieces)
+    return {
+        "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": finish or "stop"}],
+        "usage": {"prompt_tokens": _estimate(args["messages"], loaded.count),
+                  "completion_tokens": loaded.count(content) if content else 0},
+    }
 
 
 def describe_default_model(settings: Settings | None = None) -> tuple[str, Path]:

@@ -10,8 +10,11 @@ Each `complete` is one HTTP request: the session client is the one retry layer
 (eurekaclaw/http_retry.py). A non-JSON 200, a 200 carrying an error and a reply without choices
 are raised as retryable, like 408/409/429/5xx, timeouts and connection failures.
 
-This module also holds `output_tool_name`, which the anthropic backend shares; it imports nothing
-heavy, so the anthropic backend can use it without pulling in this backend's dependencies.
+When LLM_STREAM says so (eurekaclaw/llm/streaming.py) the request asks for a stream of
+server-sent events with the usage at its end; the stream is assembled into the completion it
+stands for (openai_stream.py) and parsed like a whole reply. A server that ignores `stream` and
+answers with plain JSON is read as before; a stream that breaks off is retryable (`stream_cut`).
+A reply without usage is counted at an upper-bound estimate, never as free.
 """
 
 from __future__ import annotations
@@ -19,64 +22,32 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import httpx
-from pydantic import BaseModel
 
 from eurekaclaw.config import Settings
-from eurekaclaw.errors import (
-    LLMAuthError,
-    LLMError,
-    LLMFatalError,
-    LLMRetryableError,
-    MissingConfigError,
-)
-from eurekaclaw.http_retry import parse_retry_after, retryable_status, status_reason
+from eurekaclaw.errors import LLMError, LLMFatalError, LLMRetryableError, MissingConfigError
+from eurekaclaw.http_retry import parse_retry_after
 from eurekaclaw.llm.client import BaseLLMClient
-from eurekaclaw.llm.session_client import extract_json
-from eurekaclaw.llm.types import (
-    LLMRequest,
-    LLMResponse,
-    Message,
-    ModelTier,
-    StopReason,
-    TextBlock,
-    ToolResultBlock,
-    ToolUseBlock,
-    Usage,
+from eurekaclaw.llm.openai_stream import StreamedCompletion
+from eurekaclaw.llm.streaming import TokenMeter, stream_cut, wants_stream
+from eurekaclaw.llm.types import LLMRequest, LLMResponse, Message, ModelTier, Usage
+from eurekaclaw.llm.wire import (
+    CONNECT_TIMEOUT_S,
+    api_name,
+    estimated_usage,
+    hide_secret,
+    json_object_in,
+    map_blocks,
+    output_tool_name,
+    response,
+    status_error,
 )
-from eurekaclaw.redact import register_secret, scrub
+from eurekaclaw.redact import register_secret
 
 log = logging.getLogger(__name__)
-
-CONNECT_TIMEOUT_S = 10.0
-
-_NAME_RE = re.compile(r"[^a-zA-Z0-9_-]")
-_FINISH: dict[str, StopReason] = {
-    "stop": "end_turn",
-    "length": "max_tokens",
-    "tool_calls": "tool_use",
-    "function_call": "tool_use",
-    "content_filter": "error",
-}
-
-
-# --- helpers shared with the anthropic backend ------------------------------------------------
-
-
-def output_tool_name(output: type[BaseModel]) -> str:
-    """The forced tool that carries structured output: `submit_<Model>`, API-safe, ≤64 chars."""
-    return _NAME_RE.sub("_", f"submit_{output.__name__}")[:64]
-
-
-def hide_secret(text: str, secret: str | None = None) -> str:
-    """Servers sometimes echo the key they rejected; it must not reach a message or a log."""
-    if secret:
-        register_secret(secret)
-    return scrub(text)
 
 
 # --- the backend -------------------------------------------------------------------------------------
@@ -155,7 +126,7 @@ class OpenAICompatBackend(BaseLLMClient):
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {
-                    "name": _NAME_RE.sub("_", request.output.__name__)[:64],
+                    "name": api_name(request.output.__name__),
                     "schema": request.output_schema(),
                     "strict": False,
                 },
@@ -169,21 +140,61 @@ class OpenAICompatBackend(BaseLLMClient):
     # --- one attempt (the session client retries) ----------------------------------------------
     async def complete(self, request: LLMRequest) -> LLMResponse:
         body = self.request_body(request)
-        data = await self._post(body)
-        return self._parse(data, request, body["model"])
+        if wants_stream(self.settings.llm_stream):
+            data, tokens_seen = await self._stream(body, request)
+        else:
+            data, tokens_seen = await self._post(body), 0
+        return self._parse(data, request, body["model"], tokens_seen)
+
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._key}"} if self._key else {}
+
+    def _transport_error(self, exc: httpx.HTTPError, streaming: bool) -> LLMError:
+        if isinstance(exc, httpx.TimeoutException):
+            during = " while streaming" if streaming else ""
+            return LLMRetryableError(f"{self.url} timed out{during} ({type(exc).__name__})", reason="timeout")
+        if isinstance(exc, httpx.UnsupportedProtocol):
+            return LLMFatalError(
+                f"OPENAI_COMPAT_BASE_URL {self.settings.openai_compat_base_url!r} is not an http(s) URL"
+            )
+        return LLMRetryableError(f"cannot reach {self.url} ({type(exc).__name__})", reason="connection")
 
     async def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        headers = {"Authorization": f"Bearer {self._key}"} if self._key else {}
         try:
-            resp = await self._http().post(self.url, json=body, headers=headers)
-        except httpx.TimeoutException as exc:
-            raise LLMRetryableError(f"{self.url} timed out ({type(exc).__name__})", reason="timeout") from None
-        except httpx.UnsupportedProtocol:
-            raise LLMFatalError(
-                f"OPENAI_COMPAT_BASE_URL {self.settings.openai_compat_base_url!r} is not an http(s) URL"
-            ) from None
+            resp = await self._http().post(self.url, json=body, headers=self._headers())
         except httpx.TransportError as exc:
-            raise LLMRetryableError(f"cannot reach {self.url} ({type(exc).__name__})", reason="connection") from None
+            raise self._transport_error(exc, False) from None
+        return self._checked(resp)
+
+    async def _stream(self, body: dict[str, Any], request: LLMRequest) -> tuple[dict[str, Any], int]:
+        """One streamed request: (the completion it delivered, the tokens seen arriving)."""
+        body = {**body, "stream": True, "stream_options": {"include_usage": True}}
+        meter, got, streaming = TokenMeter(), StreamedCompletion(), False
+        try:
+            async with self._http().stream("POST", self.url, json=body, headers=self._headers()) as resp:
+                if resp.status_code >= 400 or "text/event-stream" not in resp.headers.get("content-type", ""):
+                    await resp.aread()  # an error, or a server that ignores `stream`: one whole body
+                    return self._checked(resp), 0
+                streaming = True
+                async for line in resp.aiter_lines():
+                    got.feed_line(line, meter)
+        except httpx.TransportError as exc:
+            if streaming and not isinstance(exc, httpx.TimeoutException):
+                raise stream_cut(self.url, type(exc).__name__, self._cut_billing(request, got, meter)) from None
+            raise self._transport_error(exc, streaming) from None
+        finally:
+            meter.finish()
+        if not got.whole:
+            raise stream_cut(self.url, "no end of stream", self._cut_billing(request, got, meter))
+        return self._checked_data(got.as_completion(body["model"]), {}), meter.tokens
+
+    @staticmethod
+    def _cut_billing(request: LLMRequest, got: StreamedCompletion, meter: TokenMeter) -> Usage:
+        """What a broken stream may have cost: the server's count if it sent one, else fail closed."""
+        return _billed(got.usage) or estimated_usage(request, "".join(got.text), meter.tokens)
+
+    def _checked(self, resp: httpx.Response) -> dict[str, Any]:
+        """A whole reply's JSON object, or the failure it stands for."""
         if resp.status_code >= 400:
             raise self._status_error(resp.status_code, _error_text(resp), resp.headers)
         try:
@@ -195,12 +206,15 @@ class OpenAICompatBackend(BaseLLMClient):
             ) from None
         if not isinstance(data, dict):
             raise LLMRetryableError(f"{self.url} answered with JSON that is not an object", reason="bad_body")
+        return self._checked_data(data, resp.headers)
+
+    def _checked_data(self, data: dict[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
         error = data.get("error")
         if error and not data.get("choices"):
             # Some gateways (OpenRouter) report upstream failures in a 200 body with a code.
             code = error.get("code") if isinstance(error, dict) else None
             status = code if isinstance(code, int) else 502
-            err = self._status_error(status, _message_of(error), resp.headers)
+            err = self._status_error(status, _message_of(error), headers)
             if isinstance(err, LLMRetryableError):
                 err.reason, err.usage = "error_in_body", _billed(data.get("usage"))
             raise err
@@ -208,15 +222,10 @@ class OpenAICompatBackend(BaseLLMClient):
 
     def _status_error(self, status: int, detail: str, headers: Mapping[str, str]) -> LLMError:
         text = hide_secret(f"{self.url} returned HTTP {status}: {detail}", self._key)
-        if status in (401, 403):
-            return LLMAuthError(text + " (check OPENAI_COMPAT_API_KEY)", status=status)
-        if retryable_status(status):
-            return LLMRetryableError(text, status=status, retry_after=parse_retry_after(headers),
-                                     reason=status_reason(status))
-        return LLMFatalError(text, status=status)
+        return status_error(status, text, headers, key_hint="OPENAI_COMPAT_API_KEY")
 
     # --- response ------------------------------------------------------------------------------
-    def _parse(self, data: dict[str, Any], request: LLMRequest, model: str) -> LLMResponse:
+    def _parse(self, data: dict[str, Any], request: LLMRequest, model: str, tokens_seen: int = 0) -> LLMResponse:
         """An OpenAI chat completion as our response: message text → tool calls (the forced
         output tool becomes the structured answer) → structured answer from the text when the
         server has no tool mode → stop reason."""
@@ -228,17 +237,14 @@ class OpenAICompatBackend(BaseLLMClient):
             text = text or bad_arguments  # SessionLLM shows the bad arguments in its repair call
         if request.output is not None and structured is None and self.structured_mode != "tool":
             structured = self._structured_from_text(text)
-        stop = _FINISH.get(choice.get("finish_reason") or "stop", "end_turn")
-        if stop == "tool_use" and not calls:
-            stop = "end_turn"  # the only call was the structured answer: nothing to execute
-        return LLMResponse(
-            text=text,
-            tool_calls=calls,
-            structured=structured,
-            stop_reason=stop,
-            usage=_usage(data.get("usage")),
-            model=str(data.get("model") or model),
-        )
+        return response(text=text, calls=calls, structured=structured, stop=choice.get("finish_reason") or "stop",
+                        usage=self._usage(data.get("usage"), request, text, tokens_seen),
+                        model=str(data.get("model") or model))
+
+    def _usage(self, raw: Any, request: LLMRequest, text: str, tokens_seen: int) -> Usage:
+        if isinstance(raw, dict):
+            return _usage(raw)
+        return estimated_usage(request, text, tokens_seen, who=f"the server at {self.url}")
 
     def _first_choice(self, data: dict[str, Any]) -> dict[str, Any]:
         choices = data.get("choices") or []
@@ -249,17 +255,17 @@ class OpenAICompatBackend(BaseLLMClient):
 
     def _tool_calls(
         self, message: dict[str, Any], request: LLMRequest,
-    ) -> tuple[dict[str, Any] | None, list[ToolUseBlock], str | None]:
+    ) -> tuple[dict[str, Any] | None, list[tuple[str, str, dict[str, Any]]], str | None]:
         """(the forced output tool's arguments, the other tool calls, the forced tool's raw
         arguments when they are not a JSON object)."""
         forced = output_tool_name(request.output) if request.output is not None else None
         structured: dict[str, Any] | None = None
         bad_arguments: str | None = None
-        calls: list[ToolUseBlock] = []
+        calls: list[tuple[str, str, dict[str, Any]]] = []
         for i, call in enumerate(message.get("tool_calls") or []):
             fn = call.get("function") or {}
             raw = fn.get("arguments") or "{}"
-            args = _json_object(raw) if isinstance(raw, str) else (raw if isinstance(raw, dict) else None)
+            args = _json_only(raw) if isinstance(raw, str) else (raw if isinstance(raw, dict) else None)
             if forced and self.structured_mode == "tool" and fn.get("name") == forced:
                 structured = args
                 bad_arguments = str(raw) if args is None else None
@@ -267,19 +273,12 @@ class OpenAICompatBackend(BaseLLMClient):
             if args is None:
                 log.warning("openai_compat: arguments of tool %s are not a JSON object", fn.get("name"))
                 args = {}
-            calls.append(ToolUseBlock(id=call.get("id") or f"call_{i}", name=fn.get("name", ""), input=args))
+            calls.append((call.get("id") or f"call_{i}", fn.get("name", ""), args))
         return structured, calls, bad_arguments
 
     def _structured_from_text(self, text: str) -> dict[str, Any] | None:
         """The JSON object of a reply in json_schema/json mode (or embedded in prose)."""
-        structured = _json_object(text) if self.structured_mode == "json_schema" else None
-        if structured is not None:
-            return structured
-        try:
-            found = extract_json(text)
-        except ValueError:
-            return None
-        return found if isinstance(found, dict) else None
+        return json_object_in(text)
 
 
 def _message_text(message: dict[str, Any]) -> str:
@@ -304,36 +303,26 @@ def _convert_message(message: Message) -> list[dict[str, Any]]:
     must directly follow the assistant message that asked for them, so they come first."""
     if isinstance(message.content, str):
         return [{"role": message.role, "content": message.content}]
-    texts = [b.text for b in message.content if isinstance(b, TextBlock) and b.text]
+    texts = map_blocks(message, text=lambda b: b.text or None)
     if message.role == "assistant":
-        calls = [
-            {
-                "id": b.id,
-                "type": "function",
-                "function": {"name": b.name, "arguments": json.dumps(b.input, ensure_ascii=False)},
-            }
-            for b in message.content
-            if isinstance(b, ToolUseBlock)
-        ]
+        calls = map_blocks(message, tool_use=lambda b: {
+            "id": b.id, "type": "function",
+            "function": {"name": b.name, "arguments": json.dumps(b.input, ensure_ascii=False)},
+        })
         out: dict[str, Any] = {"role": "assistant", "content": "\n".join(texts) or None}
         if calls:
             out["tool_calls"] = calls
         return [out]
-    converted: list[dict[str, Any]] = [
-        {
-            "role": "tool",
-            "tool_call_id": b.tool_use_id,
-            "content": f"[tool error] {b.content}" if b.is_error else b.content,
-        }
-        for b in message.content
-        if isinstance(b, ToolResultBlock)
-    ]
+    converted = map_blocks(message, tool_result=lambda b: {
+        "role": "tool", "tool_call_id": b.tool_use_id,
+        "content": f"[tool error] {b.content}" if b.is_error else b.content,
+    })
     if texts:
         converted.append({"role": "user", "content": "\n".join(texts)})
     return converted
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
+def _json_only(text: str) -> dict[str, Any] | None:
     try:
         value = json.loads(text)
     except (json.JSONDecodeError, TypeError):

@@ -4,6 +4,11 @@ Drive it with rules (a YAML/JSON file or a list) or a Python function, in the sp
 pydantic-ai's FunctionModel. A rule matches on the calling role, the requested output model,
 a substring or a regex of the prompt; its replies are used in order and the last one repeats
 (unless `once: true`, after which the rule is spent). See docs/llm-backends.md.
+
+It streams like a real backend when asked (`stream=True`, or `"auto"`: when the live display
+watches, as LLM_STREAM=auto does): the reply's text is fed to the token meter in `chunk_chars`
+pieces, so tests drive the streaming path deterministically. A rule's `cut_stream_after: N` breaks
+its first streamed reply off after N chunks with a retryable `stream_cut` failure.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pydantic import ValidationError
 
 from eurekaclaw.errors import BadInputError, LLMFatalError
 from eurekaclaw.llm.client import BaseLLMClient
+from eurekaclaw.llm.streaming import TokenMeter, stream_cut, wants_stream
 from eurekaclaw.llm.types import LLMRequest, LLMResponse, ModelTier, ToolUseBlock, Usage
 
 Responder = Callable[[LLMRequest], Any | Awaitable[Any]]
@@ -90,6 +96,8 @@ class Rule:
         self.replies = list(spec.get("replies") or _as_list(spec.get("reply")))
         self.once = bool(spec.get("once", False))
         self.delay_s = float(spec.get("delay_s", 0.0))
+        cut = spec.get("cut_stream_after")
+        self.cut_stream_after = int(cut) if cut is not None else None
         self.used = 0
         if not self.replies:
             raise BadInputError("a scripted rule needs `reply` or `replies`")
@@ -121,11 +129,15 @@ class ScriptedBackend(BaseLLMClient):
         responder: Responder | None = None,
         default: Any = None,
         model: str = "scripted",
+        stream: bool | str = "auto",
+        chunk_chars: int = 8,
     ) -> None:
         self.model = model  # a second script with another name plays an independent reviewer
         self.rules = [Rule(r) for r in (rules or [])]
         self.responder = responder
         self.default = default
+        self.stream = {"true": True, "false": False}.get(stream, stream) if isinstance(stream, str) else stream
+        self.chunk_chars = max(1, chunk_chars)
         self.calls: list[LLMRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -140,9 +152,10 @@ class ScriptedBackend(BaseLLMClient):
         try:
             reply: Any = None
             delay = 0.0
+            matched: Rule | None = None
             for rule in self.rules:
                 if rule.matches(request):
-                    reply, delay = rule.next_reply(), rule.delay_s
+                    reply, delay, matched = rule.next_reply(), rule.delay_s, rule
                     break
             if reply is None and self.responder is not None:
                 reply = self.responder(request)
@@ -159,9 +172,30 @@ class ScriptedBackend(BaseLLMClient):
                 await asyncio.sleep(delay)
             else:
                 await asyncio.sleep(0)
-            return to_response(reply, request)
+            response = to_response(reply, request)
+            if self.stream is True or (self.stream == "auto" and wants_stream("auto")):
+                cut = matched.cut_stream_after if matched else None
+                if matched:
+                    matched.cut_stream_after = None  # the retry gets the whole reply
+                await self._stream(response, request, cut)
+            return response
         finally:
             self.in_flight -= 1
+
+    async def _stream(self, response: LLMResponse, request: LLMRequest, cut_after: int | None) -> None:
+        """Deliver the reply's text (or its JSON) in chunks, as a streaming server would."""
+        body = response.text or json.dumps(response.structured or {}, ensure_ascii=False)
+        pieces = [body[i:i + self.chunk_chars] for i in range(0, len(body), self.chunk_chars)]
+        meter = TokenMeter(interval_s=0.0)  # every chunk reported: deterministic for tests
+        try:
+            for i, piece in enumerate(pieces):
+                if cut_after is not None and i >= cut_after:
+                    billed = Usage(input_tokens=response.usage.input_tokens, output_tokens=meter.tokens)
+                    raise stream_cut(f"scripted {request.role}", f"cut after {i} chunks", billed)
+                meter.add(piece)
+                await asyncio.sleep(0)
+        finally:
+            meter.finish()
 
     @classmethod
     def from_file(cls, path: Path) -> ScriptedBackend:
@@ -188,4 +222,5 @@ class ScriptedBackend(BaseLLMClient):
         if not isinstance(data, dict):
             raise BadInputError(f"scripted LLM file {path} must hold a list of rules")
         return cls(rules=data.get("rules") or [], default=data.get("default"),
-                   model=str(data.get("model") or "scripted"))
+                   model=str(data.get("model") or "scripted"), stream=data.get("stream", "auto"),
+                   chunk_chars=int(data.get("chunk_chars") or 8))

@@ -34,7 +34,8 @@ redact = scrub
 
 RETRY_WORDS = {"rate_limited": "rate limited", "overloaded": "server overloaded", "timeout": "timed out",
                "connection": "connection failed", "bad_body": "unreadable reply",
-               "error_in_body": "error in reply", "no_choices": "empty reply"}
+               "error_in_body": "error in reply", "no_choices": "empty reply",
+               "stream_cut": "reply stream broke off"}
 
 
 def retry_notice(role: str, reason: str, wait_s: float) -> str:

@@ -35,6 +35,10 @@ class Message(BaseModel):
     role: Literal["user", "assistant"]
     content: str | list[ContentBlock]
 
+    def blocks(self) -> list[ContentBlock]:
+        """The content as blocks (plain-string content is one text block)."""
+        return [TextBlock(text=self.content)] if isinstance(self.content, str) else list(self.content)
+
     def text(self) -> str:
         if isinstance(self.content, str):
             return self.content

@@ -1,5 +1,6 @@
 """What the terminal shows while a run works: stage list, a clock that ticks, the model calls
-running (role, lemma, stage, for how long), tokens and dollars, and the lemma DAG as a tree
+running (role, lemma, stage, for how long, and the tokens received so far when the reply
+streams: eurekaclaw/llm/streaming.py), tokens and dollars, and the lemma DAG as a tree
 whose states update live. Log lines go through the same console, above the live region.
 
 Live mode (rich.Live) on a terminal; plain timestamped lines when stderr is not a terminal;
@@ -11,6 +12,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from rich.console import Group
@@ -20,6 +22,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from eurekaclaw.console import err
+from eurekaclaw.llm.streaming import watching
 from eurekaclaw.types.artifacts import Claim, TheoryState
 from eurekaclaw.types.tasks import PipelineState
 
@@ -123,8 +126,11 @@ class WatchedBackend:
     async def complete(self, request: Any) -> Any:
         call = self._ui.call_started(getattr(request, "role", ""), getattr(request, "lemma_id", None),
                                      getattr(request, "stage", None))
+        # only a live display shows streamed tokens, so only it asks for them (LLM_STREAM=auto)
+        watch = watching(lambda tokens: self._ui.call_tokens(call, tokens)) if self._ui.live_mode else nullcontext()
         try:
-            return await self._backend.complete(request)
+            with watch:
+                return await self._backend.complete(request)
         finally:
             self._ui.call_finished(call)
 
@@ -189,6 +195,13 @@ class RunUI:
         self._refresh()
         return call_id
 
+    def call_tokens(self, call_id: int, tokens: int) -> None:
+        """Tokens received so far by a streaming call; the next frame shows them (the stream
+        reports at most ~10 times a second and the display redraws 4 times, so no refresh here)."""
+        call = self.calls.get(call_id)
+        if call is not None:
+            call["tokens"] = tokens
+
     def call_finished(self, call_id: int) -> None:
         self.calls.pop(call_id, None)
         self._refresh()
@@ -243,8 +256,9 @@ class RunUI:
         for call in running[: self.MAX_CALLS_SHOWN]:
             where = f" · lemma {call['lemma_id']}" if call.get("lemma_id") else ""
             stage = f" · {call['stage']}" if call.get("stage") else ""
-            rows.append(Text(f"  ⟳ model call: {call['role']}{where}{stage} · {elapsed_text(now - call['since'])}",
-                             style="cyan"))
+            tokens = f" · {call['tokens']:,} tokens" if call.get("tokens") is not None else ""
+            rows.append(Text(f"  ⟳ model call: {call['role']}{where}{stage} · {elapsed_text(now - call['since'])}"
+                             f"{tokens}", style="cyan"))
         if len(running) > self.MAX_CALLS_SHOWN:
             rows.append(Text(f"  … and {len(running) - self.MAX_CALLS_SHOWN} more calls running", style="dim"))
         return rows

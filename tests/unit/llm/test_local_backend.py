@@ -87,6 +87,16 @@ def completion(content: str, finish: str = "stop", prompt: int = 11, out: int = 
     }
 
 
+def stream_of(reply: dict[str, Any]) -> Any:
+    """llama-cpp-python's stream: one chunk a token (a word here), then the finish, no usage."""
+    choice = reply["choices"][0]
+    words = choice["message"]["content"].split(" ")
+    for i, word in enumerate(words):
+        piece = word if i == 0 else " " + word
+        yield {"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+    yield {"choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]}
+
+
 def make_fake_llama(trained_ctx: int = 8192, params: int = 135_000_000) -> type:
     class FakeLlama:
         created: list[FakeLlama] = []
@@ -121,7 +131,7 @@ def make_fake_llama(trained_ctx: int = 8192, params: int = 135_000_000) -> type:
                 reply = cls.replies.pop(0) if cls.replies else completion('{"answer": "yes", "confident": true}')
                 if isinstance(reply, Exception):
                     raise reply
-                return reply
+                return stream_of(reply) if kwargs.get("stream") else reply
             finally:
                 with cls.guard:
                     cls.in_flight -= 1
@@ -360,6 +370,22 @@ async def test_structured_reply_parses_and_usage_is_reported(fake: type) -> None
     assert resp.structured == {"answer": "line one\nline two", "confident": False}
     assert (resp.usage.input_tokens, resp.usage.output_tokens) == (40, 9)
     assert resp.model == backend.model_for("main") == "local:tiny-test-model"
+
+
+async def test_a_streamed_reply_is_whole_counted_and_reported(fake: type) -> None:
+    from eurekaclaw.llm.streaming import watching
+
+    fake.replies.append(completion('{"answer": "yes it holds", "confident": true}', prompt=40, out=9))
+    backend = lb.LocalBackend(load_settings(llm_stream="auto"))
+    seen: list[int] = []
+    with watching(seen.append):  # the live display watches: auto streams
+        resp = await backend.complete(request(output=Verdict))
+    assert fake.calls[-1]["stream"] is True
+    assert resp.structured == {"answer": "yes it holds", "confident": True}
+    # no usage in a llama.cpp stream: the reply counted by the model's tokenizer (a word a token
+    # in the fake), the prompt as fitted
+    assert resp.usage.output_tokens == 6 and resp.usage.input_tokens > 0
+    assert seen and seen[-1] == 6
 
 
 async def test_length_finish_maps_to_max_tokens_without_structured(fake: type) -> None:

@@ -1,0 +1,165 @@
+"""openai_compat streaming over real HTTP: OpenAICompatBackend → httpx → the fault server's
+server-sent events (tests/fault_server.py). The assembled reply, usage.json and llm_log.jsonl must
+be what a whole reply gives; a cut stream is retried and recorded; a server that ignores
+`stream` still works; a stream without usage is never counted as free."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fault_server import FAULT_KINDS, STREAM_FAULT_KINDS, FaultServer, completion
+from pydantic import BaseModel
+
+from eurekaclaw.config import Settings
+from eurekaclaw.llm.ledger import UsageLedger
+from eurekaclaw.llm.openai_compat import OpenAICompatBackend
+from eurekaclaw.llm.prices import Price
+from eurekaclaw.llm.session_client import SessionLLM
+from eurekaclaw.llm.streaming import watching
+from eurekaclaw.llm.types import LLMRequest, Message
+from eurekaclaw.store.files import read_jsonl
+
+PROOF = "By induction on n: the base case is trivial and the step uses the hypothesis."
+
+
+class Bound(BaseModel):
+    lemma: str
+    constant: float
+
+
+class Sleeps(list[float]):
+    async def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+def session(srv: FaultServer, tmp_path: Path, stream: str = "true", retries: int = 3, **ledger: Any) -> SessionLLM:
+    settings = Settings(openai_compat_base_url=srv.base_url, openai_compat_model="my-model", llm_timeout_s=2.0,
+                        llm_stream=stream, openai_compat_api_key="sk-or-v1-abcdef0123456789abcdef")
+    return SessionLLM(OpenAICompatBackend(settings), UsageLedger(tmp_path / "usage.json", **ledger),
+                      tmp_path / "llm_log.jsonl", max_retries=retries, retry_base_s=1.0, sleep=Sleeps())
+
+
+def ask() -> LLMRequest:
+    return LLMRequest(role="prover", messages=[Message(role="user", content="Prove lemma 3.")], max_tokens=256)
+
+
+async def run(llm: SessionLLM, request: LLMRequest) -> Any:
+    try:
+        return await llm.complete(request)
+    finally:
+        await llm.backend.aclose()  # type: ignore[attr-defined]
+
+
+def usage_json(tmp_path: Path) -> dict[str, Any]:
+    return json.loads((tmp_path / "usage.json").read_text())
+
+
+async def test_stream_is_assembled_reported_and_priced_from_the_final_usage_chunk(tmp_path: Path) -> None:
+    seen: list[int] = []
+    with FaultServer(reply=lambda body, call: completion(PROOF, prompt=120, out=31)) as srv:
+        llm = session(srv, tmp_path)
+        with watching(seen.append):
+            response = await run(llm, ask())
+    assert srv.bodies[0]["stream"] is True and srv.bodies[0]["stream_options"] == {"include_usage": True}
+    assert response.text == PROOF and response.stop_reason == "end_turn"
+    assert response.usage.input_tokens == 120 and response.usage.output_tokens == 31
+    usage = usage_json(tmp_path)
+    assert usage["calls"] == 1 and usage["total"]["input_tokens"] == 120 and usage["total"]["output_tokens"] == 31
+    # one token a chunk, reported as it grows; the last report is the whole count
+    chunks = -(-len(PROOF) // 3)
+    assert seen and seen[-1] == chunks and seen == sorted(seen)
+    logged = read_jsonl(tmp_path / "llm_log.jsonl")
+    assert logged[0]["response"]["text"] == PROOF and "sk-or-v1-abcdef" not in json.dumps(logged)
+
+
+async def test_streamed_structured_output_in_each_mode(tmp_path: Path) -> None:
+    args = json.dumps({"lemma": "L3", "constant": 2.5})
+
+    def reply(body: dict[str, Any], call: str | None) -> dict[str, Any]:
+        out = completion(args)
+        if body.get("tool_choice"):  # tool mode: the answer is the forced call's arguments, in pieces
+            name = body["tool_choice"]["function"]["name"]
+            out["choices"][0]["message"] = {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": name, "arguments": args}}]}
+            out["choices"][0]["finish_reason"] = "tool_calls"
+        return out
+
+    for mode in ("json_schema", "tool", "prompt"):
+        with FaultServer(reply=reply) as srv:
+            llm = session(srv, tmp_path / mode)
+            llm.backend.structured_mode = mode  # type: ignore[attr-defined]
+            try:
+                bound = await llm.structured(ask(), Bound)
+            finally:
+                await llm.backend.aclose()  # type: ignore[attr-defined]
+        assert bound == Bound(lemma="L3", constant=2.5), mode
+        assert srv.bodies[0]["stream"] is True
+
+
+async def test_a_stream_cut_mid_way_is_retried_and_recorded_with_its_cost(tmp_path: Path) -> None:
+    with FaultServer(plan=["stream_cut", None], reply=lambda body, call: completion(PROOF)) as srv:
+        llm = session(srv, tmp_path)
+        response = await run(llm, ask())
+    assert response.text == PROOF
+    assert [k for _, k in srv.log] == ["stream_cut", "ok"]
+    usage = usage_json(tmp_path)
+    assert usage["attempts"] == 2 and usage["failed_attempts"] == 1
+    assert usage["retries_by_reason"] == {"stream_cut": 1}
+    first = read_jsonl(tmp_path / "llm_log.jsonl")[0]
+    assert first["retry_reason"] == "stream_cut" and first["response"] is None
+    assert "broke off" in first["error"]
+    # the tokens the cut stream may have cost are counted (fail closed), not dropped
+    assert first["billed_usage"]["input_tokens"] > 0 and first["billed_usage"]["output_tokens"] > 0
+    assert usage["total"]["input_tokens"] > 100
+
+
+async def test_a_server_that_ignores_stream_answers_with_plain_json(tmp_path: Path) -> None:
+    seen: list[int] = []
+    with FaultServer(ignore_stream=True, reply=lambda body, call: completion(PROOF, prompt=90, out=12)) as srv:
+        llm = session(srv, tmp_path)
+        with watching(seen.append):
+            response = await run(llm, ask())
+    assert srv.bodies[0]["stream"] is True
+    assert response.text == PROOF and response.usage.output_tokens == 12
+    assert usage_json(tmp_path)["total"]["input_tokens"] == 90
+
+
+async def test_a_stream_without_usage_is_counted_high_never_free(tmp_path: Path) -> None:
+    price = Price(input=1.0, output=2.0, cache_write=1.25, cache_read=1.0)
+    with FaultServer(stream_usage=False, reply=lambda body, call: completion(PROOF)) as srv:
+        llm = session(srv, tmp_path, price_override=price)
+        response = await run(llm, ask())
+    assert response.text == PROOF
+    # at least the chunks that arrived, and the prompt as the ledger estimates it
+    assert response.usage.output_tokens >= -(-len(PROOF) // 3)
+    assert response.usage.input_tokens >= 50
+    usage = usage_json(tmp_path)
+    assert usage["cost_usd"] is not None and usage["cost_usd"] > 0
+
+
+async def test_stream_setting_false_and_auto_without_a_watcher_keep_the_whole_reply(tmp_path: Path) -> None:
+    with FaultServer(reply=lambda body, call: completion(PROOF)) as srv:
+        for i, stream in enumerate(("false", "auto")):
+            response = await run(session(srv, tmp_path / stream, stream=stream), ask())
+            assert response.text == PROOF and "stream" not in srv.bodies[i]
+        with watching(lambda n: None):  # auto streams while the live display watches
+            await run(session(srv, tmp_path / "watched", stream="auto"), ask())
+        assert srv.bodies[-1]["stream"] is True
+
+
+async def test_streamed_calls_survive_a_mix_of_faults_with_every_attempt_counted(tmp_path: Path) -> None:
+    kinds = tuple(k for k in FAULT_KINDS if k != "timeout") + STREAM_FAULT_KINDS * 4  # no 3 s sleeps
+    calls = 25
+    with FaultServer(rate=0.4, kinds=kinds, seed=5, reply=lambda body, call: completion(PROOF)) as srv:
+        llm = session(srv, tmp_path, retries=8)
+        for _ in range(calls):
+            assert (await llm.complete(ask())).text == PROOF
+        await llm.backend.aclose()  # type: ignore[attr-defined]
+    faults = [k for _, k in srv.log if k != "ok"]
+    assert "stream_cut" in faults
+    usage = usage_json(tmp_path)
+    assert usage["calls"] == calls and usage["attempts"] == len(srv.log)
+    assert usage["failed_attempts"] == len(faults) and usage["retries_by_reason"]["stream_cut"] == faults.count("stream_cut")
+    assert len(read_jsonl(tmp_path / "llm_log.jsonl")) == len(srv.log)
