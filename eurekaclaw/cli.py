@@ -12,17 +12,16 @@ import typer
 from eurekaclaw.cli_common import (
     BudgetOpt,
     BudgetTokensOpt,
-    DomainOpt,
-    GateOpt,
     JsonOpt,
     LLMOpt,
     OneLineErrors,
-    OutputOpt,
     ReviewLLMOpt,
+    RunOptions,
     VerboseOpt,
     cli_settings,
     cli_state,
     handle_errors,
+    run_options,
 )
 from eurekaclaw.cli_result import finish_run
 
@@ -68,23 +67,21 @@ def _start_orchestrator(settings: Any, llm: str | None, as_json: bool, review_ll
     return orchestrator
 
 
-def _launch(spec_fields: dict[str, Any], *, output: str | None, gate: str | None, budget: float | None, llm: str | None,
-            as_json: bool, review_llm: str | None = None, budget_tokens: int | None = None) -> None:
+def _launch(spec_fields: dict[str, Any], run: RunOptions) -> None:
     import asyncio
 
+    from eurekaclaw.config import known_gate_mode
     from eurekaclaw.orchestrator.inputs import check_budget, check_output_dir
     from eurekaclaw.types.tasks import InputSpec
 
-    budget = check_budget(budget)
-    settings = cli_settings(gate, budget_tokens)
-    from eurekaclaw.config import known_gate_mode
-
+    budget = check_budget(run.budget_usd)
+    settings = cli_settings(run.gate, run.budget_tokens)
     # the settings above already refused a gate that is not a gate mode
-    spec = InputSpec(**spec_fields, gate_mode=known_gate_mode(gate), budget_usd=budget,
-                     output_dir=check_output_dir(output))
-    orchestrator = _start_orchestrator(settings, llm, as_json, review_llm)
+    spec = InputSpec(**spec_fields, domain=run.domain, gate_mode=known_gate_mode(run.gate), budget_usd=budget,
+                     output_dir=check_output_dir(run.output))
+    orchestrator = _start_orchestrator(settings, run.llm, run.json_out, run.review_llm)
     result = asyncio.run(orchestrator.run(spec))
-    finish_run(result, as_json)
+    finish_run(result, run.json_out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -94,16 +91,10 @@ def _launch(spec_fields: dict[str, Any], *, output: str | None, gate: str | None
 
 @app.command()
 @handle_errors
+@run_options
 def prove(
     statement: Annotated[str, typer.Argument(help="The conjecture to prove, in words or LaTeX.")],
-    domain: DomainOpt = None,
-    output: OutputOpt = None,
-    gate: GateOpt = None,
-    budget_usd: BudgetOpt = None,
-    budget_tokens: BudgetTokensOpt = None,
-    llm: LLMOpt = None,
-    review_llm: ReviewLLMOpt = None,
-    json_out: JsonOpt = False,
+    run: RunOptions,
     verbose: VerboseOpt = False,
 ) -> None:
     """Prove a conjecture: formalize it into a lemma DAG and prove it bottom-up.
@@ -113,21 +104,15 @@ def prove(
     from eurekaclaw.orchestrator.inputs import check_conjecture
 
     text = check_conjecture(statement)
-    _launch({"mode": "prove", "statement": text, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm, budget_tokens=budget_tokens)
+    _launch({"mode": "prove", "statement": text}, run)
 
 
 @app.command("from-papers")
 @handle_errors
+@run_options
 def from_papers(
     paper_ids: Annotated[list[str], typer.Argument(help="arXiv ids (1204.5721, math/0601001, 1706.03762v5), DOIs or Semantic Scholar ids.")],
-    domain: DomainOpt = None,
-    output: OutputOpt = None,
-    gate: GateOpt = None,
-    budget_usd: BudgetOpt = None,
-    budget_tokens: BudgetTokensOpt = None,
-    llm: LLMOpt = None,
-    review_llm: ReviewLLMOpt = None,
-    json_out: JsonOpt = False,
+    run: RunOptions,
     verbose: VerboseOpt = False,
 ) -> None:
     """Extend given papers: survey them, find a gap, choose a direction and work on it.
@@ -138,26 +123,20 @@ def from_papers(
     from eurekaclaw.orchestrator.preflight import check_papers_reachable
 
     ids = check_paper_ids(paper_ids)
-    check_papers_reachable(cli_settings(gate, budget_tokens), ids)  # offline: exit 3, no session
-    _launch({"mode": "from-papers", "paper_ids": ids, "domain": domain}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm, budget_tokens=budget_tokens)
+    check_papers_reachable(cli_settings(run.gate, run.budget_tokens), ids)  # offline: exit 3, no session
+    _launch({"mode": "from-papers", "paper_ids": ids}, run)
 
 
 @app.command()
 @handle_errors
+@run_options
 def explore(
     area: Annotated[str, typer.Argument(help="A research area, e.g. 'multi-armed bandits with heavy tails'.")],
-    domain: DomainOpt = None,
-    output: OutputOpt = None,
-    gate: GateOpt = None,
-    budget_usd: BudgetOpt = None,
-    budget_tokens: BudgetTokensOpt = None,
-    llm: LLMOpt = None,
-    review_llm: ReviewLLMOpt = None,
+    run: RunOptions,
     max_pivots: Annotated[int, typer.Option(
         "--max-pivots", min=0, max=10,
         help="A direction that ends abandoned, refuted or contradicted hands over to the next scored one, "
              "at most this many times.")] = 2,
-    json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Explore an area: broad survey, scored research directions, then the full pipeline.
@@ -167,7 +146,7 @@ def explore(
     from eurekaclaw.orchestrator.inputs import check_area
 
     text = check_area(area)
-    _launch({"mode": "explore", "statement": text, "domain": domain, "max_pivots": max_pivots}, output=output, gate=gate, budget=budget_usd, llm=llm, as_json=json_out, review_llm=review_llm, budget_tokens=budget_tokens)
+    _launch({"mode": "explore", "statement": text, "max_pivots": max_pivots}, run)
 
 
 # ---------------------------------------------------------------------------------------------

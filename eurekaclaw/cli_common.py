@@ -5,9 +5,11 @@ meaningful exit code for every error a user can cause, never a traceback)."""
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from typing import Annotated, Any
 
 import typer
@@ -80,6 +82,46 @@ ReviewLLMOpt = Annotated[
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a machine-readable result on stdout.")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show debug logs and tracebacks.")]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The options every research command (prove, from-papers, explore) takes."""
+
+    domain: str | None = None
+    output: str | None = None
+    gate: str | None = None
+    budget_usd: float | None = None
+    budget_tokens: int | None = None
+    llm: str | None = None
+    review_llm: str | None = None
+    json_out: bool = False
+
+
+_RUN_OPTION_TYPES: dict[str, Any] = {
+    "domain": DomainOpt, "output": OutputOpt, "gate": GateOpt, "budget_usd": BudgetOpt,
+    "budget_tokens": BudgetTokensOpt, "llm": LLMOpt, "review_llm": ReviewLLMOpt, "json_out": JsonOpt,
+}
+
+
+def run_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Declare the research options once: Typer sees them as ordinary options after the
+    command's arguments, and the command receives them together as `run: RunOptions`."""
+    own = [p for name, p in inspect.signature(func, eval_str=True).parameters.items() if name != "run"]
+    arguments = [p for p in own if p.default is inspect.Parameter.empty]
+    rest = [p for p in own if p.default is not inspect.Parameter.empty]
+    shared = [inspect.Parameter(f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=f.default,
+                                annotation=_RUN_OPTION_TYPES[f.name]) for f in fields(RunOptions)]
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        run = RunOptions(**{f.name: kwargs.pop(f.name) for f in fields(RunOptions) if f.name in kwargs})
+        return func(*args, run=run, **kwargs)
+
+    params = [*arguments, *shared, *rest]
+    wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in params}
+    return wrapper
 
 
 class ConsoleLogHandler(logging.Handler):

@@ -44,7 +44,7 @@ def test_a_vague_statement_makes_no_model_call_and_no_session() -> None:
 def test_explore_accepts_a_short_area(monkeypatch: pytest.MonkeyPatch) -> None:
     seen = {}
 
-    def fake_launch(fields, **kwargs):
+    def fake_launch(fields, run):
         seen.update(fields)
 
     monkeypatch.setattr("eurekaclaw.cli._launch", fake_launch)

@@ -26,7 +26,7 @@ def no_session() -> bool:
 @pytest.fixture
 def launched(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
     calls: list[dict] = []
-    monkeypatch.setattr("eurekaclaw.cli._launch", lambda fields, **kw: calls.append(fields))
+    monkeypatch.setattr("eurekaclaw.cli._launch", lambda fields, run: calls.append(fields))
     return calls
 
 
