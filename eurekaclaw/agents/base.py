@@ -56,6 +56,9 @@ class Services:
     memories_block: str = ""
     # A literature service the caller owns (tests, a shared pool); else the survey builds one.
     literature: LiteratureService | None = None
+    # The user's own guidance for a re-run (`review --revise` feedback), shown to the agents that
+    # do the work but never to a reviewing role: a reviewer judges the proof, not the request.
+    guidance: str = ""
 
 
 @dataclass
@@ -117,6 +120,8 @@ class BaseAgent(ABC):
                 parts.append(f"<domain name=\"{plugin.name}\">\n{hint}\n</domain>")
         if self.ctx.services.memories_block:
             parts.append(self.ctx.services.memories_block)
+        if self.ctx.services.guidance and not self.reviews:
+            parts.append(self.ctx.services.guidance)
         return "\n\n".join(parts)
 
     def request(

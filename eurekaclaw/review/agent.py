@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eurekaclaw.agents.base import AgentContext, BaseAgent
 from eurekaclaw.config import Settings
@@ -25,6 +25,9 @@ from eurekaclaw.store.files import read_json
 from eurekaclaw.store.session import SessionDir
 from eurekaclaw.tools.base import ToolRegistry
 from eurekaclaw.types.tasks import Task, TaskResult
+
+if TYPE_CHECKING:
+    from eurekaclaw.review.facts import PaperFacts
 
 STAGE = "review"
 
@@ -92,33 +95,53 @@ def review_stage() -> Iterator[None]:
         current_stage.reset(token)
 
 
-class ReviewAgent(BaseAgent):
+class _PaperAgent(BaseAgent):
+    """An agent that works on the session's finished paper (its facts loaded per task)."""
+
+    async def execute(self, task: Task) -> TaskResult:
+        from eurekaclaw.review.facts import load_facts
+
+        if self.ctx.session is None:
+            return TaskResult(success=False, error="review needs the session directory")
+        return await self.on_paper(load_facts(self.ctx.session), task.description)
+
+    async def on_paper(self, facts: PaperFacts, text: str) -> TaskResult:
+        raise NotImplementedError
+
+
+class ReviewAgent(_PaperAgent):
     """Answers questions about the paper (role `review`, prompt review_system.j2)."""
 
     role = "review"
 
-    async def execute(self, task: Task) -> TaskResult:
-        from eurekaclaw.review.facts import load_facts
+    async def on_paper(self, facts: PaperFacts, text: str) -> TaskResult:
         from eurekaclaw.review.qa import answer_question
 
-        if self.ctx.session is None:
-            return TaskResult(success=False, error="review needs the session directory")
-        answer = await answer_question(self, load_facts(self.ctx.session), task.description)
+        answer = await answer_question(self, facts, text)
         return TaskResult(success=True, summary=answer.shown, outputs={"answer": answer.as_json()})
 
 
-class ReviserAgent(BaseAgent):
+class ReviserAgent(_PaperAgent):
     """Rewrites the paper's prose after feedback (role `reviser`, review_revise_system.j2)."""
 
     role = "reviser"
     max_tokens_key = "writer"
 
-    async def execute(self, task: Task) -> TaskResult:
-        from eurekaclaw.review.facts import load_facts
+    async def on_paper(self, facts: PaperFacts, text: str) -> TaskResult:
         from eurekaclaw.review.revise import revise_paper
 
-        if self.ctx.session is None:
-            return TaskResult(success=False, error="review needs the session directory")
-        outcome = await revise_paper(self, load_facts(self.ctx.session), task.description)
+        outcome = await revise_paper(self, facts, text)
         return TaskResult(success=outcome.ok, summary=outcome.summary(), outputs={"revision": outcome.as_json()},
                           error=None if outcome.ok else outcome.error)
+
+
+class ScopeAgent(_PaperAgent):
+    """Decides how far a revision reaches (role `revision_scope`, review_scope_system.j2)."""
+
+    role = "revision_scope"
+
+    async def on_paper(self, facts: PaperFacts, text: str) -> TaskResult:
+        from eurekaclaw.review.scope import decide_scope
+
+        scope = await decide_scope(self, facts, text)
+        return TaskResult(success=True, summary=scope.line(), outputs={"scope": scope.model_dump(mode="json")})

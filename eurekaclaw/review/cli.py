@@ -18,7 +18,8 @@ AskOpt = Annotated[
 ]
 ReviseOpt = Annotated[
     str | None,
-    typer.Option("--revise", "-r", help="Feedback for a revision: writes paper_v<n> beside the earlier versions."),
+    typer.Option("--revise", "-r", help="Feedback for a revision: re-runs what it needs (prose, experiment, "
+                "theory) and writes paper_v<n> beside the earlier versions."),
 ]
 HistoryOpt = Annotated[bool, typer.Option("--history", help="Show the questions, answers and versions so far.")]
 LLMOpt = Annotated[
@@ -50,24 +51,30 @@ def review(
     json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Ask questions about a finished paper, or revise its prose.
+    """Ask questions about a finished paper, or revise it.
 
     Answers cite the paper's sections and lemmas with their recorded verification levels; a
-    sentence that claims more than the records is removed and corrected. A revision writes
-    paper_v<n>.tex/.md/.pdf beside the earlier versions and never changes a verification level.
-    Without --ask or --revise the command reads questions interactively.
+    sentence that claims more than the records is removed and corrected. A revision first decides
+    (and shows) how far the feedback reaches: prose only (the writer), the experiment, or theory
+    for named lemmas or the whole proof; those stages re-run on a copy of the session and
+    paper_v<n>.tex/.md/.pdf is written beside the earlier versions. Levels after a re-run come
+    only from the checkers; a failed re-run changes nothing. Without --ask or --revise the
+    command reads questions interactively.
 
     Examples:
 
       eurekaclaw review 3f2a9c --ask "Which lemma carries the main difficulty?"
 
       eurekaclaw review 3f2a9c --revise "Shorten the introduction and explain the constant 8."
+
+      eurekaclaw review 3f2a9c --revise "The proof of Lemma L2 skips the union bound; fix it."
     """
     import asyncio
 
     from eurekaclaw.review.runner import ReviewRunner
 
     runner = ReviewRunner.open(session_id, llm=llm, budget_usd=budget_usd, budget_tokens=budget_tokens)
+    runner.on_scope = _show_scope
     if history:
         _emit(runner.history_view(), json_out, runner.history_text())
         raise typer.Exit(0)
@@ -102,6 +109,16 @@ async def _batch(runner: Any, questions: list[str], revise: str | None, as_json:
     return code
 
 
+def _show_scope(scope: Any) -> None:
+    """Before a revision runs: what it will re-run and why (stderr, so --json stays parseable;
+    the JSON result carries the same under revision.scope)."""
+    from eurekaclaw.console import err
+
+    err().print(scope.line(), markup=False, highlight=False)
+    for note in scope.notes:
+        err().print(f"  note: {note}", markup=False, highlight=False)
+
+
 def _emit(data: Any, as_json: bool, text: str) -> None:
     import json
 
@@ -133,7 +150,6 @@ async def _interactive(runner: Any, as_json: bool) -> int:
 
 async def _loop(runner: Any, as_json: bool, tty: bool) -> int:
     from eurekaclaw.console import err
-    from eurekaclaw.errors import EurekaError
 
     code = 0
     while True:
@@ -155,30 +171,30 @@ async def _loop(runner: Any, as_json: bool, tty: bool) -> int:
             if not feedback:
                 err().print("give the feedback after :revise", markup=False, highlight=False)
                 continue
-            try:
-                outcome = await runner.revise(feedback)
-            except EurekaError as exc:
-                if not _survivable(exc):
-                    raise
-                err().print(f"error: {exc.user_message()}", markup=False, highlight=False)
-                code = code or exc.exit_code
-                continue
-            _emit(outcome.as_json(), as_json, outcome.text())
-            code = code or (0 if outcome.ok else 1)
+            code = code or await _turn(runner.revise(feedback), as_json)
             continue
         if line.startswith(":"):
             err().print(INTERACTIVE_HELP, markup=False, highlight=False)
             continue
-        try:
-            answer = await runner.ask(line)
-        except EurekaError as exc:
-            if not _survivable(exc):
-                raise
-            err().print(f"error: {exc.user_message()}", markup=False, highlight=False)
-            code = code or exc.exit_code
-            continue
-        _emit(answer.as_json(), as_json, answer.text())
+        code = code or await _turn(runner.ask(line), as_json)
     return code
+
+
+async def _turn(call: Any, as_json: bool) -> int:
+    """One interactive question or revision: its result shown, or its error as one line when
+    the review can go on (the exit code it leaves); other errors end the review."""
+    from eurekaclaw.console import err
+    from eurekaclaw.errors import EurekaError
+
+    try:
+        result = await call
+    except EurekaError as exc:
+        if not _survivable(exc):
+            raise
+        err().print(f"error: {exc.user_message()}", markup=False, highlight=False)
+        return exc.exit_code
+    _emit(result.as_json(), as_json, result.text())
+    return 0 if getattr(result, "ok", True) else 1
 
 
 def _survivable(exc: Exception) -> bool:

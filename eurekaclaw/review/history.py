@@ -32,6 +32,8 @@ class PaperVersion(BaseModel):
     changes: list[str] = Field(default_factory=list)  # the mechanical diff summary
     model_summary: str = ""  # what the model says it changed (shown as such)
     notes: list[str] = Field(default_factory=list)
+    reran: list[str] = Field(default_factory=list)  # stages re-run for this version (theory, experiment, write)
+    levels: dict[str, str] = Field(default_factory=dict)  # lemma -> level (or status) the checkers left
     created_at: str = Field(default_factory=lambda: utcnow().isoformat())
 
 

@@ -64,13 +64,17 @@ class RevisionOutcome:
     notes: list[str] = field(default_factory=list)
     needs: list[str] = field(default_factory=list)
     error: str = ""
+    scope: dict[str, Any] = field(default_factory=dict)  # RevisionScope: what re-runs and why
+    reran: list[dict[str, str]] = field(default_factory=list)  # per stage: its status and summary
+    levels: dict[str, str] = field(default_factory=dict)  # lemma -> level/status after the revision
 
     def as_json(self) -> dict[str, Any]:
         return {
             "ok": self.ok, "feedback": self.feedback, "base_version": self.base_version,
             "version": self.version, "files": self.files, "compiled": self.compiled,
             "changes": self.changes, "model_summary": self.model_summary, "notes": self.notes,
-            "needs": self.needs, "error": self.error,
+            "needs": self.needs, "error": self.error, "scope": self.scope,
+            "rerun_stages": [r["stage"] for r in self.reran], "reran": self.reran, "levels": self.levels,
         }
 
     def summary(self) -> str:
@@ -81,10 +85,15 @@ class RevisionOutcome:
 
     def text(self) -> str:
         parts = [self.summary()]
+        if self.reran:
+            parts.append("Re-ran:\n" + "\n".join(f"- {r['stage']}: {r['status']}"
+                                                  + (f" ({r['summary'][:160]})" if r["summary"] else "")
+                                                  for r in self.reran))
         if self.changes:
-            unchanged = "- statements, proofs, statuses and verification levels: unchanged (from the session's records)"
-            parts.append("What changed:\n" + "\n".join(f"- {c}" for c in self.changes)
-                         + ("\n" + unchanged if self.ok else ""))
+            prose_only = all(r["stage"] == "write" for r in self.reran)
+            unchanged = "" if not (self.ok and prose_only) else \
+                "\n- statements, proofs, statuses and verification levels: unchanged (from the session's records)"
+            parts.append("What changed:\n" + "\n".join(f"- {c}" for c in self.changes) + unchanged)
         if self.model_summary:
             parts.append(f"The model's own summary: {self.model_summary}")
         if self.needs:
@@ -166,11 +175,8 @@ def diff_summary(old: dict[str, str], new: dict[str, str]) -> list[str]:
     return changes
 
 
-async def revise_paper(agent: BaseAgent, facts: PaperFacts, feedback: str,
-                       store: ReviewStore | None = None) -> RevisionOutcome:
-    """One revision. Model and budget errors propagate before anything is written."""
-    from eurekaclaw.review.agent import review_stage
-
+def checked_feedback(facts: PaperFacts, feedback: str) -> str:
+    """The feedback, stripped; a readable error for one no revision can use."""
     feedback = (feedback or "").strip()
     if not feedback:
         raise BadInputError("the revision feedback is empty")
@@ -181,8 +187,19 @@ async def revise_paper(agent: BaseAgent, facts: PaperFacts, feedback: str,
             f"session {facts.session.session_id} did not record its paper's prose (an older version wrote "
             "it); a revision needs it: re-run the write stage first"
         )
+    return feedback
+
+
+async def revise_paper(agent: BaseAgent, facts: PaperFacts, feedback: str,
+                       store: ReviewStore | None = None, scope: dict[str, Any] | None = None) -> RevisionOutcome:
+    """One prose revision (the writer only). Model and budget errors propagate before anything
+    is written."""
+    from eurekaclaw.review.agent import review_stage
+
+    feedback = checked_feedback(facts, feedback)
     store = store or ReviewStore(facts.session.path)
-    outcome = RevisionOutcome(feedback=feedback, base_version=facts.version.version)
+    outcome = RevisionOutcome(feedback=feedback, base_version=facts.version.version, scope=dict(scope or {}),
+                              reran=[{"stage": "write", "status": "prose only", "summary": ""}])
     request = agent.request(revise_prompt(facts, feedback), output=RevisionReply,
                             system=render_prompt("review_revise_system"))
     with review_stage():
@@ -191,8 +208,8 @@ async def revise_paper(agent: BaseAgent, facts: PaperFacts, feedback: str,
     if reply.needs:
         reason = f": {reply.needs_reason.strip()}" if reply.needs_reason.strip() else ""
         outcome.needs.append(
-            f"the feedback needs new {' and '.join(reply.needs)} work{reason}; a revision rewrites prose only. "
-            "Start a session on the changed statement for that."
+            f"the feedback needs new {' and '.join(reply.needs)} work{reason}; this revision was judged to need prose only. "
+            "Revise again saying what to re-prove or re-run (a changed statement needs a new session)."
         )
     prose, notes = checked_prose(facts, reply)
     outcome.notes.extend(notes)

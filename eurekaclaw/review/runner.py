@@ -6,6 +6,7 @@ backend configured, and a missing configuration is the usual exit 3 before any c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from eurekaclaw.config import Settings, load_settings
@@ -16,9 +17,11 @@ from eurekaclaw.store.session import SessionDir, Workspace, read_usage
 
 if TYPE_CHECKING:
     from eurekaclaw.agents.base import AgentContext
+    from eurekaclaw.agents.stage import Stage
     from eurekaclaw.llm.types import LLMClient
     from eurekaclaw.review.qa import Answer
     from eurekaclaw.review.revise import RevisionOutcome
+    from eurekaclaw.review.scope import RevisionScope
 
 
 class ReviewRunner:
@@ -33,6 +36,9 @@ class ReviewRunner:
         self.budget_usd = budget_usd
         self.budget_tokens = budget_tokens
         self._ctx: AgentContext | None = None
+        # told what a revision will re-run before it runs (the CLI prints it)
+        self.on_scope: Callable[[RevisionScope], None] | None = None
+        self.stage_impls: dict[str, Stage] | None = None  # tests replace a stage's code here
         self.facts()  # a session without a finished paper fails here, before any model is built
 
     @classmethod
@@ -73,11 +79,23 @@ class ReviewRunner:
         return await answer_question(agent, self.facts(), question, self.store)
 
     async def revise(self, feedback: str) -> RevisionOutcome:
-        from eurekaclaw.review.agent import ReviserAgent
-        from eurekaclaw.review.revise import revise_paper
+        """Decide how far the feedback reaches, say so (on_scope), then either rewrite the prose
+        or re-run theory/experiment and the writer on a copy of the session."""
+        from eurekaclaw.review.agent import ReviserAgent, ScopeAgent
+        from eurekaclaw.review.revise import checked_feedback, revise_paper
+        from eurekaclaw.review.scope import decide_scope
 
-        agent = ReviserAgent(self.context())
-        return await revise_paper(agent, self.facts(), feedback, self.store)
+        facts = self.facts()
+        feedback = checked_feedback(facts, feedback)
+        scope = await decide_scope(ScopeAgent(self.context()), facts, feedback)
+        if self.on_scope is not None:
+            self.on_scope(scope)
+        if scope.scope == "prose":
+            return await revise_paper(ReviserAgent(self.context()), facts, feedback, self.store,
+                                      scope=scope.model_dump(mode="json"))
+        from eurekaclaw.review.restage import restage_revision  # loads every stage's code
+
+        return await restage_revision(self.context(), facts, feedback, scope, self.store, impls=self.stage_impls)
 
     async def close(self) -> None:
         from eurekaclaw.llm.client import aclose
@@ -123,5 +141,7 @@ class ReviewRunner:
                 lines.append(f"[v{entry.get('version')}] Q: {entry.get('question')}\n    A: {entry.get('answer')}")
             elif entry.get("kind") == "revision":
                 state = "written" if entry.get("ok") else f"failed: {entry.get('error')}"
+                if entry.get("rerun_stages"):
+                    state += f"; re-ran {', '.join(entry['rerun_stages'])}"
                 lines.append(f"[v{entry.get('base_version')}] revision ({state}): {entry.get('feedback')}")
         return "\n".join(lines)

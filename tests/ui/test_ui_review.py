@@ -49,6 +49,7 @@ def test_ask_and_revise_from_the_page(isolated_home: Path, monkeypatch: pytest.M
     assert r.status_code == 303, r.text[:400]
     page = c.get(f"/sessions/{sid}/review").text
     assert "paper version 2" in page and "Say plainly how L2 was checked." in page
+    assert "re-ran: write" in page  # what the revision re-ran (prose only: the writer)
     assert f"/sessions/{sid}/files/paper_v2.tex" in page
     assert c.get(f"/sessions/{sid}/files/paper_v2.tex").status_code == 200
 

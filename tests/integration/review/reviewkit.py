@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -136,3 +139,11 @@ def scripted(qa: Any = None, revision: Any = None) -> ScriptedBackend:
 def read_history(session: SessionDir) -> list[dict[str, Any]]:
     path = session.path / "review" / "history.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def cli(*args: str, home: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """`eurekaclaw review ARGS` in a subprocess, with EUREKACLAW_DIR=home and no host credentials."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_COMPAT_", "LLM_BACKEND"))}
+    env.update({"EUREKACLAW_DIR": str(home), "EUREKACLAW_OFFLINE": "1", "COLUMNS": "200", "NO_COLOR": "1"})
+    return subprocess.run([sys.executable, "-m", "eurekaclaw", "review", *args], capture_output=True, text=True,
+                          env=env, input=stdin if stdin is not None else "", timeout=600)

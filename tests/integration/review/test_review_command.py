@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from reviewkit import finished_session
+from reviewkit import cli, finished_session
 
 HERE = Path(__file__).resolve().parent
 RESPONDER = HERE / "review_responder.py"
-
-
-def cli(*args: str, home: Path, stdin: str | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_COMPAT_", "LLM_BACKEND"))}
-    env.update({"EUREKACLAW_DIR": str(home), "EUREKACLAW_OFFLINE": "1", "COLUMNS": "200", "NO_COLOR": "1"})
-    return subprocess.run([sys.executable, "-m", "eurekaclaw", "review", *args], capture_output=True, text=True,
-                          env=env, input=stdin if stdin is not None else "", timeout=600)
 
 
 @pytest.fixture(scope="module")

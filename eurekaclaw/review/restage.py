@@ -1,0 +1,225 @@
+"""A revision that re-runs theory and/or the experiment, then the writer, on a copy of the session.
+
+The stages run through orchestrator/rerun.py (the orchestrator's own stage code) on a work copy
+of the session's records under review/work-v<n>/, with the session's own ledger and llm_log, so
+the review's budget applies and every call is logged. Only when every stage succeeded and the
+re-run lost nothing that was proved before is the result committed: the paper becomes
+paper_v<n>.*, the replaced records are kept under review/v<base>/, and theory_state.json /
+experiment_result.json are replaced. Otherwise nothing in the session changes (the money spent
+stays in usage.json) and the error says why. Levels are whatever the checkers recorded in the
+re-run; nothing here sets one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from eurekaclaw.agents.base import AgentContext, Services
+from eurekaclaw.agents.writer.repair import BIB_NAME, TEX_NAME
+from eurekaclaw.agents.writer.stage import BUILD_DIR, MD_NAME, PDF_NAME, PROSE_CACHE_KEY
+from eurekaclaw.domains import discover_plugins
+from eurekaclaw.errors import StageFailedError
+from eurekaclaw.knowledge_bus.bus import KnowledgeBus
+from eurekaclaw.orchestrator.rerun import RerunFailed, rerun_stages
+from eurekaclaw.orchestrator.session_setup import build_tools
+from eurekaclaw.review.agent import STAGE as REVIEW_STAGE
+from eurekaclaw.review.facts import PaperFacts
+from eurekaclaw.review.history import REVIEW_DIR, PaperVersion, ReviewStore, version_files
+from eurekaclaw.review.revise import RevisionOutcome, diff_summary
+from eurekaclaw.review.scope import RevisionScope
+from eurekaclaw.store.session import SessionDir, Workspace
+from eurekaclaw.types.artifacts import PaperOutput, TheoryState
+from eurekaclaw.types.tasks import InputSpec
+
+# What a re-run may change in the session, besides the paper (which becomes paper_v<n>).
+RECORDS = ("theory_state.json", "experiment_result.json", "regret_curves.csv")
+# Not copied into the work copy: logs the work copy must not grow, and earlier papers.
+SKIPPED = {SessionDir.LLM_LOG, SessionDir.EVENTS, SessionDir.PID, SessionDir.PAUSE_REQUEST, SessionDir.CHECKPOINT}
+
+
+def guidance_block(feedback: str) -> str:
+    return ("<reader_feedback>\nA reader of the finished paper asked for this revision. Take it into "
+            "account where it concerns your task; it does not change what counts as a proof or how "
+            f"anything is checked.\n{feedback}\n</reader_feedback>")
+
+
+def level_view(theory: TheoryState) -> dict[str, str]:
+    """Lemma -> its level when proven, else its status; 'theorem' -> the theorem's status."""
+    out: dict[str, str] = {lid: str(theory.proven_lemmas[lid].verification_level if lid in theory.proven_lemmas
+                 else node.status) for lid, node in theory.lemma_dag.items()}
+    out["theorem"] = theory.status
+    return out
+
+
+def record_changes(old: dict[str, str], new: dict[str, str]) -> list[str]:
+    return [f"{'theorem' if k == 'theorem' else 'Lemma ' + k}: {old.get(k, 'absent')} -> {new.get(k, 'absent')}"
+            for k in sorted(set(old) | set(new), key=lambda k: (k == "theorem", k)) if old.get(k) != new.get(k)]
+
+
+def lost_work(before: TheoryState, after: TheoryState, scope: RevisionScope) -> str:
+    """Why the re-run is not an improvement the session may keep, or "" when it is: a lemma it
+    was asked to re-prove is not proven, or a lemma proven before is not proven now."""
+    targets = scope.lemmas or list(before.proven_lemmas)
+    missing = [lid for lid in dict.fromkeys([*targets, *before.proven_lemmas]) if lid not in after.proven_lemmas
+               and lid in after.lemma_dag]
+    why = after.status_reason or after.status
+    if missing:
+        return f"the theory re-run did not prove {', '.join(missing)} ({why[:200]})"
+    if before.status == "proved" and after.status != "proved":
+        return f"the theorem was proved before and is {after.status} after the theory re-run ({why[:200]})"
+    return ""
+
+
+class WorkCopy:
+    """The session's records copied to review/work-v<n>/ and the context the stages run in."""
+
+    def __init__(self, facts: PaperFacts, number: int) -> None:
+        self.session = facts.session
+        self.path = facts.session.path / REVIEW_DIR / f"work-v{number}"
+        self.number = number
+
+    def create(self) -> SessionDir:
+        self.discard()
+        self.path.mkdir(parents=True)
+        for item in self.session.path.iterdir():
+            if item.is_file() and item.name not in SKIPPED and not item.name.endswith(".lock") \
+                    and not item.name.startswith(("paper_v", "references_v")):
+                shutil.copy2(item, self.path / item.name)
+        return SessionDir(self.path)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    def keep_build_log(self) -> None:
+        """A paper that did not compile leaves its build folder as latex_v<n>/, as a prose revision does."""
+        build = self.path / BUILD_DIR
+        if build.is_dir():
+            target = self.session.path / f"latex_v{self.number}"
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.move(str(build), str(target))
+
+
+def work_context(review_ctx: AgentContext, work: SessionDir, bus: KnowledgeBus, feedback: str) -> AgentContext:
+    """The stages' context: the review's model client (its ledger and llm_log are the session's,
+    its caps the review's), the domain's tools and plugin, and the feedback as guidance."""
+    settings = review_ctx.settings
+    meta = work.load_meta()
+    domain = meta.domain if meta is not None else "general"
+    plugin = discover_plugins().get(domain)
+    workspace = Workspace(settings.eurekaclaw_dir)
+    return AgentContext(
+        session_id=review_ctx.session_id, settings=settings, bus=bus, llm=review_ctx.llm,
+        tools=build_tools(settings, workspace, plugin), episodic=review_ctx.episodic, workspace=workspace,
+        session=work, domain=domain, plugin=plugin, events=work.event,
+        services=Services(guidance=guidance_block(feedback)), review_llm=review_ctx.review_llm,
+    )
+
+
+def input_spec(bus: KnowledgeBus, work: SessionDir) -> InputSpec:
+    spec = bus.get("input_spec")
+    if isinstance(spec, InputSpec):
+        return spec
+    meta = work.load_meta()
+    return InputSpec(mode=meta.mode if meta else "prove", statement=meta.statement if meta else "",
+                     domain=meta.domain if meta else None)
+
+
+async def restage_revision(review_ctx: AgentContext, facts: PaperFacts, feedback: str, scope: RevisionScope,
+                           store: ReviewStore, impls: dict[str, Any] | None = None) -> RevisionOutcome:
+    """restage_paper, recorded in the review history and the session's events — also when a
+    budget or model error ends it (then re-raised, with the session unchanged)."""
+    from eurekaclaw.errors import EurekaError
+    try:
+        outcome = await restage_paper(review_ctx, facts, feedback, scope, store, impls)
+    except EurekaError as exc:
+        failed = RevisionOutcome(feedback=feedback, base_version=facts.version.version,
+                                 scope=scope.model_dump(mode="json"), error=exc.message)
+        store.append("revision", model=review_ctx.llm.identity(), **failed.as_json())
+        facts.session.event("review_revision", ok=False, version=None, error=exc.message)
+        raise
+    store.append("revision", model=review_ctx.llm.identity(), **outcome.as_json())
+    facts.session.event("review_revision", ok=outcome.ok, version=outcome.version, error=outcome.error,
+                        reran=[r["stage"] for r in outcome.reran])
+    return outcome
+
+
+async def restage_paper(review_ctx: AgentContext, facts: PaperFacts, feedback: str, scope: RevisionScope,
+                        store: ReviewStore, impls: dict[str, Any] | None = None) -> RevisionOutcome:
+    """Re-run scope.stages on a work copy; commit as paper_v<n> or leave the session unchanged."""
+    outcome = RevisionOutcome(feedback=feedback, base_version=facts.version.version,
+                              scope=scope.model_dump(mode="json"), notes=list(scope.notes))
+    number = store.next_version()
+    copy = WorkCopy(facts, number)
+    work = copy.create()
+    try:
+        bus = KnowledgeBus.load(facts.session.session_id, work.path)
+        ctx = work_context(review_ctx, work, bus, feedback)
+        runs = await rerun_stages(ctx, input_spec(bus, work), scope.stages, lemmas=scope.lemmas, impls=impls,
+                                  attribute_to=REVIEW_STAGE)
+        outcome.reran = [r.as_json() for r in runs]
+        after = bus.get_theory_state()
+        assert after is not None
+        if "theory" in scope.stages and (lost := lost_work(facts.theory, after, scope)):
+            raise RerunFailed(lost)
+        paper = bus.get("paper")
+        if not isinstance(paper, PaperOutput) or paper.compile_error:
+            why = paper.compile_error if isinstance(paper, PaperOutput) else "no paper written"
+            copy.keep_build_log()
+            raise RerunFailed(f"the revised paper did not compile ({why}); see latex_v{number}/paper.log")
+        _commit(facts, work, bus, paper, outcome, store, number, after)
+    except (RerunFailed, StageFailedError) as exc:
+        outcome.error = f"{exc.message}; nothing was changed, version {facts.version.version} stays current"
+    finally:
+        copy.discard()
+    return outcome
+
+
+def _commit(facts: PaperFacts, work: SessionDir, bus: KnowledgeBus, paper: PaperOutput,
+            outcome: RevisionOutcome, store: ReviewStore, number: int, after: TheoryState) -> None:
+    session = facts.session.path
+    files = version_files(number)
+    names = {"tex_file": TEX_NAME, "md_file": MD_NAME, "bib_file": BIB_NAME, "pdf_file": PDF_NAME}
+    written = {key: files[key] for key, name in names.items() if (work.path / name).is_file()
+               and (key != "pdf_file" or paper.compiled)}
+    _archive(session, facts.version.version)  # first: an error here leaves the session unchanged
+    for key, target in written.items():
+        _replace(work.path / names[key], session / target)
+    for name in RECORDS:
+        if (work.path / name).is_file():
+            _replace(work.path / name, session / name)
+    meta = facts.session.load_meta()
+    if meta is not None:
+        meta.theory_status = after.status
+        facts.session.save_meta(meta)
+    cached = bus.get(PROSE_CACHE_KEY)
+    prose = {str(k): str(v or "") for k, v in (cached.get("prose") or {}).items()} if isinstance(cached, dict) else {}
+    outcome.levels = level_view(after)
+    outcome.changes = record_changes(level_view(facts.theory), outcome.levels) + diff_summary(facts.doc.prose, prose)
+    outcome.notes = list(dict.fromkeys(outcome.notes + list(paper.notes)))
+    store.add_version(PaperVersion(
+        version=number, tex_file=written.get("tex_file"), md_file=written.get("md_file"),
+        bib_file=written.get("bib_file"), pdf_file=written.get("pdf_file"), compiled=paper.compiled,
+        feedback=outcome.feedback, prose=prose, changes=outcome.changes, notes=outcome.notes,
+        reran=[r["stage"] for r in outcome.reran], levels=outcome.levels,
+    ))
+    outcome.ok, outcome.version, outcome.compiled, outcome.files = True, number, paper.compiled, written
+
+
+def _replace(source: Path, target: Path) -> None:
+    """Copy then rename in the target's folder, so a reader never sees half a file."""
+    tmp = target.with_name(f".{target.name}.tmp")
+    shutil.copy2(source, tmp)
+    os.replace(tmp, target)
+
+
+def _archive(session: Path, base_version: int) -> None:
+    """The records version <base> was written from, kept under review/v<base>/ (once)."""
+    folder = session / REVIEW_DIR / f"v{base_version}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in RECORDS:
+        source, target = session / name, folder / name
+        if source.is_file() and not target.exists():
+            shutil.copy2(source, target)
