@@ -9,7 +9,8 @@ Each request is answered with the next planned fault (a list), else with a fault
 A request with `"stream": true` is answered with server-sent events (chunked), the completion cut
 into `chunk_chars` pieces, the usage in a last chunk when the client asked for it (and
 `stream_usage` is on); `ignore_stream` answers it with plain JSON instead, as some servers do.
-The fault `stream_cut` sends the first chunks of a stream, then drops the connection.
+The fault `stream_cut` sends the first chunks of a stream, then drops the connection;
+`stream_error` sends the first chunks, then an error event (OpenRouter style), and ends.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ FAULT_KINDS = (
     "error_in_200",  # {"error": {"code": 502, ...}} with status 200 (OpenRouter style)
     "no_choices_200",  # {"choices": []} with billed usage
 )
-STREAM_FAULT_KINDS = ("stream_cut",)  # only for streamed requests
+STREAM_FAULT_KINDS = ("stream_cut", "stream_error")  # only for streamed requests
 
 Reply = Callable[[dict[str, Any], str | None], dict[str, Any]]
 
@@ -145,8 +146,8 @@ class FaultServer:
             self._send_stream(h, body, self.reply(body, call))
         elif fault is None:
             self._send(h, 200, json.dumps(self.reply(body, call)).encode())
-        elif fault == "stream_cut":
-            self._send_stream(h, body, self.reply(body, call), cut=True)
+        elif fault in STREAM_FAULT_KINDS:
+            self._send_stream(h, body, self.reply(body, call), fault=fault)
         elif fault.startswith("http_429"):
             headers = {"http_429_seconds": {"Retry-After": "12"}, "http_429_ms": {"retry-after-ms": "1500"},
                        "http_429_date": {"Retry-After": email.utils.formatdate(time.time() + 7200, usegmt=True)}}
@@ -193,10 +194,13 @@ class FaultServer:
         return [f"data: {json.dumps(c)}\n\n".encode() for c in chunks] + [b"data: [DONE]\n\n"]
 
     def _send_stream(self, h: BaseHTTPRequestHandler, body: dict[str, Any], completion: dict[str, Any],
-                     cut: bool = False) -> None:
+                     fault: str | None = None) -> None:
         events = self.events(body, completion)
-        if cut:
+        cut = fault == "stream_cut"
+        if fault is not None:
             events = events[: max(2, len(events) // 2)]
+        if fault == "stream_error":
+            events.append(b'data: {"error": {"code": 503, "message": "upstream provider error"}}\n\n')
         try:
             h.send_response(200)
             h.send_header("Content-Type", "text/event-stream")

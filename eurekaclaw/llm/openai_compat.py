@@ -149,10 +149,9 @@ class OpenAICompatBackend(BaseLLMClient):
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._key}"} if self._key else {}
 
-    def _transport_error(self, exc: httpx.HTTPError, streaming: bool) -> LLMError:
+    def _transport_error(self, exc: httpx.HTTPError) -> LLMError:
         if isinstance(exc, httpx.TimeoutException):
-            during = " while streaming" if streaming else ""
-            return LLMRetryableError(f"{self.url} timed out{during} ({type(exc).__name__})", reason="timeout")
+            return LLMRetryableError(f"{self.url} timed out ({type(exc).__name__})", reason="timeout")
         if isinstance(exc, httpx.UnsupportedProtocol):
             return LLMFatalError(
                 f"OPENAI_COMPAT_BASE_URL {self.settings.openai_compat_base_url!r} is not an http(s) URL"
@@ -163,7 +162,7 @@ class OpenAICompatBackend(BaseLLMClient):
         try:
             resp = await self._http().post(self.url, json=body, headers=self._headers())
         except httpx.TransportError as exc:
-            raise self._transport_error(exc, False) from None
+            raise self._transport_error(exc) from None
         return self._checked(resp)
 
     async def _stream(self, body: dict[str, Any], request: LLMRequest) -> tuple[dict[str, Any], int]:
@@ -179,13 +178,18 @@ class OpenAICompatBackend(BaseLLMClient):
                 async for line in resp.aiter_lines():
                     got.feed_line(line, meter)
         except httpx.TransportError as exc:
-            if streaming and not isinstance(exc, httpx.TimeoutException):
-                raise stream_cut(self.url, type(exc).__name__, self._cut_billing(request, got, meter)) from None
-            raise self._transport_error(exc, streaming) from None
+            if not streaming:
+                raise self._transport_error(exc) from None
+            billed = self._cut_billing(request, got, meter)
+            if isinstance(exc, httpx.TimeoutException):  # the server went quiet mid-reply
+                raise LLMRetryableError(f"{self.url} timed out while streaming", reason="timeout",
+                                        usage=billed) from None
+            raise stream_cut(self.url, type(exc).__name__, billed) from None
         finally:
             meter.finish()
-        if not got.whole:
+        if got.error is None and not got.whole:
             raise stream_cut(self.url, "no end of stream", self._cut_billing(request, got, meter))
+        # an error event inside the stream is classified like an error in a 200 body
         return self._checked_data(got.as_completion(body["model"]), {}), meter.tokens
 
     @staticmethod

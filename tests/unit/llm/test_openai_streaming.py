@@ -115,6 +115,13 @@ async def test_a_stream_cut_mid_way_is_retried_and_recorded_with_its_cost(tmp_pa
     assert usage["total"]["input_tokens"] > 100
 
 
+async def test_an_error_event_inside_a_stream_is_classified_by_its_code_and_retried(tmp_path: Path) -> None:
+    with FaultServer(plan=["stream_error", None], reply=lambda body, call: completion(PROOF)) as srv:
+        response = await run(session(srv, tmp_path), ask())
+    assert response.text == PROOF
+    assert usage_json(tmp_path)["retries_by_reason"] == {"error_in_body": 1}
+
+
 async def test_a_server_that_ignores_stream_answers_with_plain_json(tmp_path: Path) -> None:
     seen: list[int] = []
     with FaultServer(ignore_stream=True, reply=lambda body, call: completion(PROOF, prompt=90, out=12)) as srv:
@@ -161,5 +168,7 @@ async def test_streamed_calls_survive_a_mix_of_faults_with_every_attempt_counted
     assert "stream_cut" in faults
     usage = usage_json(tmp_path)
     assert usage["calls"] == calls and usage["attempts"] == len(srv.log)
-    assert usage["failed_attempts"] == len(faults) and usage["retries_by_reason"]["stream_cut"] == faults.count("stream_cut")
+    assert usage["failed_attempts"] == len(faults)
+    assert usage["retries_by_reason"]["stream_cut"] == faults.count("stream_cut")
+    assert usage["retries_by_reason"]["error_in_body"] == faults.count("stream_error") + faults.count("error_in_200")
     assert len(read_jsonl(tmp_path / "llm_log.jsonl")) == len(srv.log)
