@@ -40,9 +40,8 @@ from eurekaclaw.verify.formal import (
     Prover,
     blank_coq,
     check_claim_proof,
-    check_proof_size,
     find_forbidden,
-    generated_statement,
+    statement_for_proof,
     tool_version,
 )
 
@@ -271,8 +270,7 @@ def coq_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeo
 
     script = _strip_script(proof_script)
     try:
-        statement = generated_statement(claim, coq_statement, CoqUntranslatable, "Coq")
-        check_proof_size(script, helpers)
+        statement = statement_for_proof(claim, coq_statement, CoqUntranslatable, "Coq", script, helpers)
     except ProofRejected as exc:
         return _result(exc.verdict, exc.detail)
     hits: list[str] = []

@@ -62,25 +62,23 @@ class ProofRejected(Exception):
         self.verdict, self.detail = verdict, detail
 
 
-def generated_statement(claim: Claim, translate: Callable[[Claim], str], untranslatable: type[ClaimError],
-                        language: str) -> str:
-    """The statement the proof must prove, generated from the claim; ProofRejected ("skipped"
-    or "error") when the claim has no translation or does not parse."""
+def statement_for_proof(claim: Claim, translate: Callable[[Claim], str], untranslatable: type[ClaimError],
+                        language: str, script: str, helpers: str) -> str:
+    """The statement the proof must prove, generated from the claim. Raises ProofRejected
+    ("skipped" or "error") when the claim has no translation or does not parse, and ("failed")
+    for a proof that is too long or has an empty script."""
     try:
-        return translate(claim)
+        statement = translate(claim)
     except untranslatable as exc:
         raise ProofRejected("skipped", f"the claim has no {language} translation: {exc}") from exc
     except ClaimError as exc:
         raise ProofRejected("error", f"the claim does not parse: {exc}") from exc
-
-
-def check_proof_size(script: str, helpers: str) -> None:
-    """ProofRejected ("failed") for a proof that is too long or has an empty script."""
     if len(script) + len(helpers) > MAX_SOURCE_CHARS:
         raise ProofRejected("failed", f"rejected: the proof is {len(script) + len(helpers):,} characters "
                                       f"(limit {MAX_SOURCE_CHARS:,})")
     if not script.strip():
         raise ProofRejected("failed", "rejected: the proof script is empty")
+    return statement
 
 
 def run_tool(argv: list[str], *, cwd: Path, timeout_s: float, env: dict[str, str] | None = None,

@@ -38,9 +38,8 @@ from eurekaclaw.verify.formal import (
     Prover,
     blank_lean,
     check_claim_proof,
-    check_proof_size,
     find_forbidden,
-    generated_statement,
+    statement_for_proof,
     tool_version,
 )
 
@@ -150,8 +149,7 @@ def lean_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", time
 
     script = _strip_script(proof_script)
     try:
-        statement = generated_statement(claim, lean_statement, LeanUntranslatable, "Lean")
-        check_proof_size(script, helpers)
+        statement = statement_for_proof(claim, lean_statement, LeanUntranslatable, "Lean", script, helpers)
     except ProofRejected as exc:
         return _result(exc.verdict, exc.detail)
     hits: list[str] = []
