@@ -31,7 +31,7 @@ from eurekaclaw.review.history import REVIEW_DIR, PaperVersion, ReviewStore, ver
 from eurekaclaw.review.revise import RevisionOutcome, diff_summary
 from eurekaclaw.review.scope import RevisionScope
 from eurekaclaw.store.session import SessionDir, Workspace
-from eurekaclaw.types.artifacts import PaperOutput, TheoryState
+from eurekaclaw.types.artifacts import PaperOutput, TheoryState, level_rank
 from eurekaclaw.types.tasks import InputSpec
 
 # What a re-run may change in the session, besides the paper (which becomes paper_v<n>).
@@ -61,13 +61,21 @@ def record_changes(old: dict[str, str], new: dict[str, str]) -> list[str]:
 
 def lost_work(before: TheoryState, after: TheoryState, scope: RevisionScope) -> str:
     """Why the re-run is not an improvement the session may keep, or "" when it is: a lemma it
-    was asked to re-prove is not proven, or a lemma proven before is not proven now."""
+    was asked to re-prove is not proven, a lemma proven before is not proven now or only at a
+    weaker level (the earlier checks stay valid for the earlier proof), or the theorem was
+    proved and is not now."""
     targets = scope.lemmas or list(before.proven_lemmas)
     missing = [lid for lid in dict.fromkeys([*targets, *before.proven_lemmas]) if lid not in after.proven_lemmas
                and lid in after.lemma_dag]
     why = after.status_reason or after.status
     if missing:
         return f"the theory re-run did not prove {', '.join(missing)} ({why[:200]})"
+    lower = [f"{lid} at {after.proven_lemmas[lid].verification_level}, below its earlier {rec.verification_level}"
+             for lid, rec in before.proven_lemmas.items()
+             if lid in after.proven_lemmas
+             and level_rank(after.proven_lemmas[lid].verification_level) < level_rank(rec.verification_level)]
+    if lower:
+        return f"the theory re-run left {'; '.join(lower)}"
     if before.status == "proved" and after.status != "proved":
         return f"the theorem was proved before and is {after.status} after the theory re-run ({why[:200]})"
     return ""
@@ -153,8 +161,8 @@ async def restage_paper(review_ctx: AgentContext, facts: PaperFacts, feedback: s
                               scope=scope.model_dump(mode="json"), notes=list(scope.notes))
     number = store.next_version()
     copy = WorkCopy(facts, number)
-    work = copy.create()
     try:
+        work = copy.create()
         bus = KnowledgeBus.load(facts.session.session_id, work.path)
         ctx = work_context(review_ctx, work, bus, feedback)
         runs = await rerun_stages(ctx, input_spec(bus, work), scope.stages, lemmas=scope.lemmas, impls=impls,
@@ -172,6 +180,9 @@ async def restage_paper(review_ctx: AgentContext, facts: PaperFacts, feedback: s
         _commit(facts, work, bus, paper, outcome, store, number, after)
     except (RerunFailed, StageFailedError) as exc:
         outcome.error = f"{exc.message}; nothing was changed, version {facts.version.version} stays current"
+    except OSError as exc:  # the work copy or the commit could not be written (disk full, permissions)
+        outcome.error = (f"the revision could not write {getattr(exc, 'filename', None) or 'its files'}: "
+                         f"{exc.strerror or exc}; version {facts.version.version} stays current")
     finally:
         copy.discard()
     return outcome

@@ -1,6 +1,6 @@
 """A scripted model for revisions that re-run stages, through the real command or a runner.
 
-The scope decision follows the feedback's first word (PROSE:, THEORY:, EXPERIMENT:, CLAIM:); the
+The scope decision follows the feedback's first word (PROSE:, THEORY:, WHOLE:, EXPERIMENT:, CLAIM:); the
 prover writes a proof that claims to be formally verified (a careless model); the verifier passes
 or fails it as RESTAGE_VERIFIER says, so the recorded level is the checker's, never the claim's.
 """
@@ -36,6 +36,8 @@ def scope(prompt: str) -> dict[str, Any]:
     if "THEORY:" in feedback:
         return {"scope": "theory", "lemmas": ["L2", "L9"], "experiment": False,
                 "reason": "the proof of L2 is questioned; it is now formally verified"}
+    if "WHOLE:" in feedback:
+        return {"scope": "theory", "lemmas": [], "experiment": False, "reason": "the whole argument is questioned"}
     if "EXPERIMENT:" in feedback:
         return {"scope": "experiment", "lemmas": [], "experiment": True, "reason": "longer horizons asked for"}
     if "CLAIM:" in feedback:
@@ -63,6 +65,8 @@ def respond(request: Any) -> dict[str, Any] | None:
         return {"candidates": []}
     if role == "consistency_checker":
         return CONSISTENT
+    if role == "experiment_designer":
+        return {"rationale": "the lemma claims are sampled directly", "code": "", "variables": {}, "bounds": []}
     if role == "writer":
         return PROSE
     if role == "reviser":

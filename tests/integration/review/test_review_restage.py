@@ -134,6 +134,32 @@ def test_a_rejected_reproof_rolls_back_and_cannot_raise_a_level(session: Session
     assert any(r == "verifier" for r, _ in roles(backend))  # the checks did run
 
 
+def test_experiment_feedback_reruns_the_experiment_and_the_writer(session: SessionDir) -> None:
+    old_state = (session.path / "theory_state.json").read_bytes()
+    run, backend, shown = runner(session)
+    outcome = asyncio.run(run.revise("EXPERIMENT: run the claims with more samples."))
+    assert shown[0].stages == ["experiment", "write"], outcome.text()
+    assert outcome.ok and [r["stage"] for r in outcome.reran] == ["experiment", "write"], outcome.text()
+    assert not {"prover", "verifier", "consistency_checker"} & {r for r, _ in roles(backend)}
+    assert (session.path / "experiment_result.json").is_file()  # the new result is the session's
+    state = TheoryState.model_validate_json((session.path / "theory_state.json").read_text())
+    assert state.proven_lemmas.keys() == TheoryState.model_validate_json(old_state).proven_lemmas.keys()
+    assert "experiment: " in outcome.text()
+
+
+def test_a_whole_proof_rerun_that_weakens_a_level_is_not_kept(session: SessionDir) -> None:
+    """The whole proof again from the formalized DAG: every lemma is re-proved, and L3, proved by
+    Z3 in the session (level smt), is now only reviewed, so the re-run is not kept."""
+    before = snapshot(session)
+    run, backend, shown = runner(session)
+    outcome = asyncio.run(run.revise("WHOLE: redo the whole proof, the argument is shaky."))
+    assert shown[0].stages == ["theory", "write"] and shown[0].lemmas == []
+    assert "theory (the whole proof)" in shown[0].line()
+    assert {lid for role, lid in roles(backend) if role == "prover"} >= {"L2", "L3", "main"}
+    assert not outcome.ok and "left L3 at reviewed, below its earlier smt" in outcome.error
+    assert snapshot(session) == before
+
+
 class BrokenExperiment(Stage):
     name = "experiment"
 

@@ -52,6 +52,9 @@ def test_a_theory_rerun_that_loses_a_proof_is_not_kept(tmp_path: Path) -> None:
     assert lost_work(before, after, scope).startswith("the theory re-run did not prove L2")
     again = before.model_copy(deep=True)
     assert lost_work(before, again, scope) == ""
+    again.proven_lemmas["L3"].verification_level = "reviewed"
+    assert lost_work(before, again, scope) == "the theory re-run left L3 at reviewed, below its earlier smt"
+    again.proven_lemmas["L3"].verification_level = "smt"
     again.status = "abandoned"
     assert lost_work(before, again, scope).startswith("the theorem was proved before and is abandoned")
     changes = record_changes(level_view(before), level_view(after))
