@@ -28,6 +28,7 @@ class Policy(ABC):
     needs_reward = False  # policies that update their own state with each pull's reward
     init_round = True  # pull every arm once (t = 1..K) before using the index
     family: Family | None = None  # reward family, set by make_policy (IMED needs its KL)
+    kernel = "numpy"  # what runs the steps: "numba" when a compiled kernel does
 
     def __init__(self, runs: int, arms: int, horizon: int, params: dict[str, Any], rng: np.random.Generator):
         self.R, self.K, self.T = runs, arms, horizon
@@ -68,6 +69,13 @@ class Policy(ABC):
 
     def step(self, t: int) -> None:
         self.pull(self.choose(t))
+
+    def run(self, first: int, last: int) -> None:
+        """Steps first..last (no window refill falls inside); a policy with a compiled kernel
+        does them in one call."""
+        step = self.step
+        for t in range(first, last + 1):
+            step(t)
 
 
 class RewardPolicy(Policy):

@@ -70,6 +70,7 @@ class SimResult:
     realised: np.ndarray | None = None  # (C, R) realised regret sum_t mu*(t) - X_t
     best_rate: np.ndarray | None = None  # (C, R) fraction of pulls of an optimal arm so far
     changes: list[tuple[int, list[float]]] = field(default_factory=list)
+    kernel: str = "numpy"  # "numba" when a compiled kernel ran the steps (same numbers either way)
     stats: dict[str, np.ndarray] = field(default_factory=dict)
     extra: dict[str, np.ndarray] = field(default_factory=dict)
 
@@ -111,6 +112,7 @@ class SimResult:
             "crn": self.crn,
             "params": self.params,
             "notes": self.notes,
+            "kernel": self.kernel,
             "changes": self.changes,
             "final_regret": self.at(self.horizon, extra=True),
             "mean_pulls": [float(x) for x in self.pulls.mean(axis=0)],
@@ -278,9 +280,7 @@ def simulate(
             for s in range(t, stop + 1):
                 pol.pull(pol.row_base + (s - 1))
         else:
-            step = pol.step
-            for s in range(t, stop + 1):
-                step(s)
+            pol.run(t, stop)
         t = stop + 1
         if stop == next_refill:
             win.refill()
@@ -317,4 +317,5 @@ def simulate(
         realised=realised,
         best_rate=best_rate,
         changes=[(t_, [float(x) for x in m]) for t_, m in phases],
+        kernel=pol.kernel,
     )

@@ -1,4 +1,5 @@
-"""ts_beta's lazy sampler (domains/mab/thompson.py) against the exact law of Thompson sampling.
+"""ts_beta's lazy sampler (domains/mab/thompson.py, compiled by thompson_kernel.py when numba is
+installed) against the exact law of Thompson sampling.
 
 The reference is computed, not simulated: on a small instance the distribution of the final
 pull counts follows from a Markov chain over posteriors whose step probabilities
@@ -120,8 +121,10 @@ def test_the_paths_under_test_are_taken(monkeypatch):
     monkeypatch.setattr(th.LazyBetaThompson, "_below", count_below)
     monkeypatch.setattr(th.LazyBetaThompson, "pulled", count_pulled)
     monkeypatch.setattr(th.LazyBetaThompson, "_events", count_events)
+    # the numpy path (numba's kernel pulls inside compiled code; it draws the same numbers,
+    # test_mab_thompson_kernel.py)
     simulate("bernoulli", list(MEANS), "ts_beta", HORIZON, 2000, seed=0,
-             params={"rows": 3, "direct_p": 1.01, "threshold_sd": 0.0})
+             params={"rows": 3, "direct_p": 1.01, "threshold_sd": 0.0, "compiled": 0})
     assert all(v > 100 for v in seen.values()), seen
 
 
