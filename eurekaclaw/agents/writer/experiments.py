@@ -7,7 +7,9 @@ further panels), the bounds of that instance dashed in every one of its panels, 
 error shaded, a logarithmic horizon only when it spans at least two decades, and the legend
 outside the plot. A policy that reports its realised regret (the sum of mu* - X_t, beside the
 pseudo-regret of the mean curve) gets a second curve "<policy> (realised)" with its own band,
-next to it in the same panel; its best-arm rate is in the experiment's notes.
+next to it in the same panel. A policy that reports its best-arm rate (the fraction of pulls of
+an optimal arm so far) gets a curve in a best-arm-rate panel of its instance, after all the
+regret panels; every panel carries its own y-axis label.
 
 The CSV is in long format, `series,t,mean,stderr,q10,q50,q90` and optionally
 `realised_mean,realised_stderr,best_arm_rate_mean,best_arm_rate_stderr`, one series per policy
@@ -29,6 +31,8 @@ MAX_POINTS = 120
 MAX_SERIES_PER_PANEL = 5
 BOUND_PREFIX = "bound:"
 INSTANCE_SEP = "@"
+REGRET, BEST_ARM = "regret", "best_arm_rate"  # what a series measures
+BEST_ARM_LABEL = "fraction of optimal pulls"
 
 
 @dataclass
@@ -37,6 +41,7 @@ class Series:
     points: list[tuple[float, float]] = field(default_factory=list)
     stderr: list[float] = field(default_factory=list)  # aligned with points; [] when unknown
     realised: bool = False  # the realised-regret curve of policy `name`
+    metric: str = REGRET  # BEST_ARM: the best-arm-rate curve of policy `name`
 
     @property
     def is_bound(self) -> bool:
@@ -69,6 +74,8 @@ class Panel:
     instance: str
     series: list[Series]
     log_x: bool = True
+    metric: str = REGRET
+    y_label: str = "mean over runs"
 
 
 @dataclass
@@ -82,11 +89,31 @@ class ExperimentView:
     y_label: str = "mean over runs"
     runs: int | None = None
 
+    rate_series: list[Series] = field(default_factory=list)  # best-arm rates, one per policy
+
     @property
     def has_plot(self) -> bool:
         return any(s.points for s in self.series)
 
     def panels(self) -> list[Panel]:
+        """The regret panels (one or more per instance), then a best-arm-rate panel per instance
+        whose policies report it."""
+        return self._regret_panels() + self._rate_panels()
+
+    def _rate_panels(self) -> list[Panel]:
+        groups: dict[str, list[Series]] = {}
+        for s in self.rate_series:
+            if s.points:
+                groups.setdefault(s.instance, []).append(s)
+        panels = []
+        for instance, members in groups.items():
+            for chunk in _chunks(members):
+                ts = [t for s in chunk for t, _ in s.points]
+                panels.append(Panel(instance, chunk, log_x=max(ts) / min(ts) >= 100, metric=BEST_ARM,
+                                    y_label=BEST_ARM_LABEL))
+        return panels
+
+    def _regret_panels(self) -> list[Panel]:
         groups: dict[str, list[Series]] = {}
         for s in self.series:
             if s.points:
@@ -102,7 +129,8 @@ class ExperimentView:
             for chunk in _chunks([s for s in members if not s.is_bound]) or [[]]:
                 members_ = chunk + bounds
                 ts = [t for s in members_ for t, _ in s.points]
-                panels.append(Panel(instance, members_, log_x=bool(ts) and max(ts) / min(ts) >= 100))
+                panels.append(Panel(instance, members_, log_x=bool(ts) and max(ts) / min(ts) >= 100,
+                                    y_label=self.y_label))
         return panels
 
 
@@ -140,10 +168,12 @@ def _thin(points: list[tuple[float, float]], limit: int = MAX_POINTS) -> list[tu
 
 
 def read_plot_csv(path: Path) -> tuple[list[Series], list[str]]:
-    """Series from the long-format CSV, plus notes on rows that could not be used."""
+    """Series from the long-format CSV (best-arm-rate curves among them, metric BEST_ARM),
+    plus notes on rows that could not be used."""
     notes: list[str] = []
     by_name: dict[str, list[tuple[float, float, float]]] = {}
     realised: dict[str, list[tuple[float, float, float]]] = {}
+    best_arm: dict[str, list[tuple[float, float, float]]] = {}
     skipped = 0
     with path.open(newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh)
@@ -167,24 +197,30 @@ def read_plot_csv(path: Path) -> tuple[list[Series], list[str]]:
             se = se if math.isfinite(se) and se > 0 else 0.0
             name = (row.get("series") or "").strip() or "series"
             by_name.setdefault(name, []).append((t, mean, se))
-            value = _optional(row.get("realised_mean"))
-            if value is not None:
-                realised.setdefault(name, []).append((t, value, _optional(row.get("realised_stderr")) or 0.0))
+            for prefix, into in (("realised", realised), ("best_arm_rate", best_arm)):
+                value = _optional(row.get(f"{prefix}_mean"))
+                if value is not None:
+                    into.setdefault(name, []).append((t, value, _optional(row.get(f"{prefix}_stderr")) or 0.0))
     if skipped:
         notes.append(f"{skipped} row(s) of {path.name} were not plotted (non-numeric, non-finite or t <= 0)")
     series = []
     for name, rows in by_name.items():
         series.append(_series(name, rows))
-        if name in realised and not name.startswith(BOUND_PREFIX):
+        if name.startswith(BOUND_PREFIX):
+            continue
+        if name in realised:
             series.append(_series(name, realised[name], realised=True))
+        if name in best_arm:
+            series.append(_series(name, best_arm[name], metric=BEST_ARM))
     return series, notes
 
 
-def _series(name: str, rows: list[tuple[float, float, float]], realised: bool = False) -> Series:
+def _series(name: str, rows: list[tuple[float, float, float]], realised: bool = False,
+            metric: str = REGRET) -> Series:
     rows.sort()
     se_at = {(t, m): e for t, m, e in rows}
     points = _thin([(t, m) for t, m, _ in rows])
-    return Series(name, points, [se_at[p] for p in points], realised=realised)
+    return Series(name, points, [se_at[p] for p in points], realised=realised, metric=metric)
 
 
 def _optional(cell: str | None) -> float | None:
@@ -216,7 +252,9 @@ def experiment_view(result: ExperimentResult | None, session_dir: Path | None) -
         path = Path(session_dir) / Path(result.plot_csv).name
         if path.is_file():
             try:
-                view.series, notes = read_plot_csv(path)
+                series, notes = read_plot_csv(path)
+                view.series = [s for s in series if s.metric == REGRET]
+                view.rate_series = [s for s in series if s.metric == BEST_ARM]
                 view.notes.extend(notes)
             except (OSError, UnicodeDecodeError, csv.Error) as exc:
                 view.notes.append(f"could not read {path.name}: {exc}")

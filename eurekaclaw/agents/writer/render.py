@@ -20,6 +20,7 @@ from eurekaclaw.agents.writer.bibtex import plain_reference
 from eurekaclaw.agents.writer.doc import LEVEL_MEANING, PaperDoc
 from eurekaclaw.agents.writer.escape import Tex, breakable, escape_text, source_block
 from eurekaclaw.agents.writer.experiments import fmt
+from eurekaclaw.agents.writer.figures import figures_context
 from eurekaclaw.agents.writer.fragments import normalize_refs, repair_fragments
 from eurekaclaw.agents.writer.sanitize import sanitize_latex
 from eurekaclaw.agents.writer.unicode import unicode_declarations
@@ -30,9 +31,6 @@ BLOCK_CLOSE = "%@endblock "
 _CITE_RE = re.compile(r"\\cite[a-z]*\*?(?:\[[^\]]*\])*\{([^}]*)\}")
 _DELIMS = ("$", "\\(", "\\[", "\\begin{")
 LINES_AFTER_BLOCK = 2
-MAX_PANELS = 8
-PALETTE = ("blue!80!black", "red!80!black", "teal!80!black", "orange!90!black", "violet", "brown")
-BOUND_DASHES = ("dashed", "dash dot", "densely dotted", "loosely dashed")
 
 
 def _finalize(value: Any) -> Any:
@@ -198,56 +196,11 @@ class _Renderer:
         if view is None:
             return None
         plot = view.has_plot and self.doc.show_plot and "figure:plot" not in self.doc.source_blocks
-        panels: list[dict[str, Any]] = []
+        figures: list[dict[str, Any]] = []
         if plot:
-            for panel in view.panels():
-                series = []
-                n_bound = 0
-                n_policy = 0
-                for s in panel.series:
-                    data = "\\\\\n".join(f"{t:.6g} {y:.6g}" for t, y in s.points)
-                    if s.is_bound:
-                        style = f"color=black!75, thick, mark=none, {BOUND_DASHES[n_bound % len(BOUND_DASHES)]}"
-                        n_bound += 1
-                        band = None
-                    else:
-                        color = PALETTE[n_policy % len(PALETTE)]
-                        n_policy += 1
-                        style = f"color={color}, thick, mark=none"
-                        band = None
-                        if s.stderr and any(s.stderr):
-                            upper = [f"{t:.6g} {y + e:.6g}" for (t, y), e in zip(s.points, s.stderr, strict=True)]
-                            lower = [f"{t:.6g} {y - e:.6g}" for (t, y), e in zip(s.points, s.stderr, strict=True)]
-                            band = {
-                                "style": Tex(f"fill={color}, fill opacity=0.18, draw=none, forget plot"),
-                                "data": Tex("t y\\\\\n" + "\\\\\n".join(upper + lower[::-1]) + "\\\\"),
-                            }
-                    series.append(
-                        {"label": s.short_label, "style": Tex(style), "band": band,
-                         "data": Tex("t y\\\\\n" + data + "\\\\")}
-                    )
-                panels.append({"title": f"instance: {panel.instance}" if panel.instance else "",
-                               "log_x": panel.log_x, "series": series})
-        if len(panels) > MAX_PANELS:
-            self.note(f"{len(panels) - MAX_PANELS} plot panel(s) left out (at most {MAX_PANELS}); the CSV has all data")
-            panels = panels[:MAX_PANELS]
-        two = len(panels) > 1
-        for k, panel_ctx in enumerate(panels):
-            panel_ctx["width"] = "0.47" if two else "0.9"
-            last = k == len(panels) - 1
-            panel_ctx["after"] = Tex("" if last else ("\\hfill" if two and k % 2 == 0 else "\\par\\medskip"))
-        instances = list(dict.fromkeys(p["title"][len("instance: "):] for p in panels if p["title"]))
-        caption = f"Mean {view.y_label}" + (f" over {view.runs} runs" if view.runs else " over runs")
-        caption += " for each policy"
-        if any(ser["band"] for p in panels for ser in p["series"]):
-            caption += "; shaded: $\\pm$ one standard error"
-        if any("dash" in str(ser["style"]) or "dotted" in str(ser["style"]) for p in panels for ser in p["series"]):
-            caption += "; dashed: theoretical bounds"
-        caption_tex = escape_text(caption).replace("\\$\\textbackslash{}pm\\$", "$\\pm$")
-        if instances:
-            caption_tex += ". Instances: " + escape_text(", ".join(instances))
-        if view.csv_name:
-            caption_tex += ". Data: \\texttt{" + escape_text(view.csv_name) + "}"
+            figures, notes = figures_context(view)
+            for text in notes:
+                self.note(text)
         checks = [
             {
                 "name": breakable(c.name),
@@ -260,10 +213,8 @@ class _Renderer:
             for c in view.checks
         ]
         return {
-            "plot": plot and bool(panels),
-            "panels": panels,
-            "caption": Tex(caption_tex + "."),
-            "y_label": view.y_label,
+            "plot": plot and bool(figures),
+            "figures": figures,
             "checks": checks,
             "notes": view.notes,
             "csv": view.csv_name or "",

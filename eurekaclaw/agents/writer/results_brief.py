@@ -33,7 +33,7 @@ def _panels(view: ExperimentView) -> list[str]:
         names = ", ".join(s.short_label for s in panel.series)
         axis = "log-scaled horizon" if panel.log_x else "linear horizon"
         title = f"instance {panel.instance}" if panel.instance else "the simulated instance"
-        lines.append(f"- panel {n} ({title}, {axis}, y: {view.y_label}): {names}")
+        lines.append(f"- panel {n} ({title}, {axis}, y: {panel.y_label}): {names}")
     return lines
 
 

@@ -1,0 +1,133 @@
+"""The experiment's figures as pgfplots data for the paper template.
+
+One figure per measure: the regret figure (pseudo-regret, realised regret, bounds dashed) and,
+when the policies report it, the best-arm-rate figure. Each panel names its instance in its
+title and what it plots in its own y-axis label; a policy keeps its colour in every panel of
+both figures, so they read together. At most MAX_PANELS panels per figure (the CSV has the rest).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eurekaclaw.agents.writer.escape import Tex, escape_text
+from eurekaclaw.agents.writer.experiments import BEST_ARM, ExperimentView, Panel, Series
+
+MAX_PANELS = 8
+PALETTE = ("blue!80!black", "red!80!black", "teal!80!black", "orange!90!black", "violet", "brown")
+BOUND_DASHES = ("dashed", "dash dot", "densely dotted", "loosely dashed")
+BAND_OPACITY = "0.18"
+CLIP_FACTOR = 3.0  # a bound more than this many times above the curves is cut off at the top
+HEADROOM = 1.3  # the panel's top, in multiples of the highest curve (band included)
+
+
+def _table(points: list[tuple[float, float]]) -> Tex:
+    return Tex("t y\\\\\n" + "\\\\\n".join(f"{t:.6g} {y:.6g}" for t, y in points) + "\\\\")
+
+
+def _band(s: Series, color: str) -> dict[str, Tex] | None:
+    """The ± one standard error band of a curve, as one closed outline (upper, then lower back)."""
+    if not (s.stderr and any(s.stderr)):
+        return None
+    upper = [(t, y + e) for (t, y), e in zip(s.points, s.stderr, strict=True)]
+    lower = [(t, y - e) for (t, y), e in zip(s.points, s.stderr, strict=True)]
+    return {"style": Tex(f"fill={color}, fill opacity={BAND_OPACITY}, draw=none, forget plot"),
+            "data": _table(upper + lower[::-1])}
+
+
+def _policy(s: Series) -> str:
+    return s.short_label[: -len(s.suffix)] if s.suffix else s.short_label
+
+
+def _panel_series(panel: Panel, colors: dict[str, str]) -> list[dict[str, Any]]:
+    """A policy has one colour in every panel of both figures (first come, first served); its
+    realised-regret curve is a lighter tint of it."""
+    out = []
+    n_bound = 0
+    for s in panel.series:
+        if s.is_bound:
+            style = f"color=black!75, thick, mark=none, {BOUND_DASHES[n_bound % len(BOUND_DASHES)]}"
+            n_bound += 1
+            band = None
+        else:
+            color = colors.setdefault(_policy(s), PALETTE[len(colors) % len(PALETTE)])
+            if s.realised:
+                color += "!45!white"
+            style = f"color={color}, thick, mark=none"
+            band = _band(s, color)
+        out.append({"label": s.short_label, "style": Tex(style), "band": band, "data": _table(s.points)})
+    return out
+
+
+def _y_range(panel: Panel) -> tuple[str, bool]:
+    """Axis limits, and whether a bound leaves the panel at the top. A rate lies in [0, 1]: the
+    whole range shows how far it is from always optimal. A bound far above every curve would
+    flatten them all against the t axis, so the panel ends a little above the curves and their
+    bands, and the bound runs out at the top (the bound table has its values)."""
+    if panel.metric == BEST_ARM:
+        return "ymin=0, ymax=1, ", False
+    tops = [y + (s.stderr[i] if s.stderr else 0.0) for s in panel.series if not s.is_bound
+            for i, (_, y) in enumerate(s.points)]
+    bounds = [y for s in panel.series if s.is_bound for _, y in s.points]
+    top = max(tops, default=0.0)
+    if top > 0 and bounds and max(bounds) > CLIP_FACTOR * top:
+        return f"ymax={HEADROOM * top:.6g}, ", True
+    return "", False
+
+
+def _layout(panels: list[dict[str, Any]]) -> None:
+    two = len(panels) > 1
+    for k, ctx in enumerate(panels):
+        ctx["width"] = "0.47" if two else "0.9"
+        last = k == len(panels) - 1
+        ctx["after"] = Tex("" if last else ("\\hfill" if two and k % 2 == 0 else "\\par\\medskip"))
+
+
+def _caption(head: str, view: ExperimentView, panels: list[dict[str, Any]]) -> Tex:
+    caption = head + (f" over {view.runs} runs" if view.runs else " over runs") + " for each policy"
+    styles = [str(ser["style"]) for p in panels for ser in p["series"]]
+    if any(ser["band"] for p in panels for ser in p["series"]):
+        caption += "; shaded: $\\pm$ one standard error"
+    if any("dash" in st or "dotted" in st for st in styles):
+        caption += "; dashed: theoretical bounds"
+        if any(p["clipped"] for p in panels):
+            caption += " (cut off where they leave the top of a panel; the bound table has their values)"
+    tex = escape_text(caption).replace("\\$\\textbackslash{}pm\\$", "$\\pm$").replace("time t ", "time $t$ ")
+    instances = list(dict.fromkeys(p["instance"] for p in panels if p["instance"]))
+    if instances:
+        tex += ". Instances: " + escape_text(", ".join(instances))
+    if view.csv_name:
+        tex += ". Data: \\texttt{" + escape_text(view.csv_name) + "}"
+    return Tex(tex + ".")
+
+
+def figures_context(view: ExperimentView) -> tuple[list[dict[str, Any]], list[str]]:
+    """(figures, notes): each figure has panels, a caption and a label."""
+    notes: list[str] = []
+    colors: dict[str, str] = {}
+    by_metric: dict[str, list[dict[str, Any]]] = {}
+    for panel in view.panels():
+        y_range, clipped = _y_range(panel)
+        by_metric.setdefault(panel.metric, []).append({
+            "title": f"instance: {panel.instance}" if panel.instance else "",
+            "instance": panel.instance,
+            "log_x": panel.log_x,
+            "y_label": panel.y_label,
+            "y_range": Tex(y_range),
+            "clipped": clipped,
+            "series": _panel_series(panel, colors),
+        })
+    figures = []
+    for metric, panels in by_metric.items():
+        if len(panels) > MAX_PANELS:
+            notes.append(f"{len(panels) - MAX_PANELS} plot panel(s) left out (at most {MAX_PANELS} per figure); "
+                         "the CSV has all data")
+            panels = panels[:MAX_PANELS]
+        _layout(panels)
+        if metric == BEST_ARM:
+            head = "Best-arm rate (fraction of the pulls up to time t that chose an optimal arm), mean"
+            label = "fig:best-arm-rate"
+        else:
+            head, label = f"Mean {view.y_label}", "fig:experiment"
+        figures.append({"panels": panels, "caption": _caption(head, view, panels), "label": Tex(label)})
+    return figures, notes
