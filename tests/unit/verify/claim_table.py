@@ -17,6 +17,12 @@ class Case:
     tags: tuple[str, ...] = field(default_factory=tuple)
 
 
+def claim(conclusion: str, *assumptions: str, **domains: str) -> Claim:
+    """A claim over the named variables' domains (one real x when none is named)."""
+    variables = [ClaimVariable(name=n, domain=d) for n, d in (domains or {"x": "real"}).items()]  # type: ignore[arg-type]
+    return Claim(variables=variables, assumptions=list(assumptions), conclusion=conclusion)
+
+
 def V(name: str, domain: str = "real", **kw: object) -> ClaimVariable:
     return ClaimVariable(name=name, domain=domain, **kw)  # type: ignore[arg-type]
 

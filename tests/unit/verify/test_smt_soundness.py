@@ -15,6 +15,7 @@ import sys
 import numpy as np
 import pytest
 import sympy as sp
+from claim_table import claim
 from toolreq import require_module
 
 from eurekaclaw.types.artifacts import Claim, ClaimVariable
@@ -23,11 +24,6 @@ from eurekaclaw.verify.claims import parse_claim
 from eurekaclaw.verify.numeric import compile_numpy
 
 SMT_TIMEOUT = 3.0
-
-
-def claim(conclusion: str, *assumptions: str, **domains: str) -> Claim:
-    variables = [ClaimVariable(name=n, domain=d) for n, d in (domains or {"x": "real"}).items()]  # type: ignore[arg-type]
-    return Claim(variables=variables, assumptions=list(assumptions), conclusion=conclusion)
 
 
 # (id, claim, smt_refutes): smt_refutes = Z3 itself must find the counterexample (the claim is

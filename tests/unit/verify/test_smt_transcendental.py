@@ -13,11 +13,11 @@ from fractions import Fraction
 
 import pytest
 import sympy as sp
-from claim_table import Case
+from claim_table import Case, claim
 from toolreq import require_module
 from transcendental_table import FALSE, TRUE
 
-from eurekaclaw.types.artifacts import Claim, ClaimVariable
+from eurekaclaw.types.artifacts import Claim
 from eurekaclaw.verify import evaluate_claim_at, falsify, smt_check
 from eurekaclaw.verify.claims import parse_claim
 from eurekaclaw.verify.smt_axioms import _bracket, zeta_upper
@@ -28,11 +28,6 @@ SMT_TIMEOUT = 3.0
 @pytest.fixture(autouse=True)
 def _z3() -> None:
     require_module("z3")
-
-
-def claim(conclusion: str, *assumptions: str, **domains: str) -> Claim:
-    variables = [ClaimVariable(name=n, domain=d) for n, d in (domains or {"x": "real"}).items()]  # type: ignore[arg-type]
-    return Claim(variables=variables, assumptions=list(assumptions), conclusion=conclusion)
 
 
 # --------------------------------------------------------------------------------------------

@@ -5,14 +5,10 @@ from __future__ import annotations
 import math
 
 import pytest
+from claim_table import claim
 
 from eurekaclaw.types.artifacts import Claim, ClaimVariable
 from eurekaclaw.verify import ClaimError, evaluate_claim_at
-
-
-def claim(conclusion: str, *assumptions: str, **domains: str) -> Claim:
-    variables = [ClaimVariable(name=n, domain=d) for n, d in (domains or {"x": "real"}).items()]  # type: ignore[arg-type]
-    return Claim(variables=variables, assumptions=list(assumptions), conclusion=conclusion)
 
 
 def test_holds_and_fails_with_slack() -> None:

@@ -4,14 +4,10 @@ unsatisfiable assumptions and the CheckResult it produces."""
 from __future__ import annotations
 
 import pytest
+from claim_table import claim
 
 from eurekaclaw.types.artifacts import Claim, ClaimVariable
 from eurekaclaw.verify import ClaimError, evaluate_claim_at, falsify
-
-
-def claim(conclusion: str, *assumptions: str, **domains: str) -> Claim:
-    variables = [ClaimVariable(name=n, domain=d) for n, d in (domains or {"x": "real"}).items()]  # type: ignore[arg-type]
-    return Claim(variables=variables, assumptions=list(assumptions), conclusion=conclusion)
 
 
 def test_deterministic_for_a_seed() -> None:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from claim_table import claim
 from toolreq import require_module
 
 from eurekaclaw.types.artifacts import Claim, ClaimVariable
@@ -19,11 +20,6 @@ from eurekaclaw.verify.smt_translate import Translator, Untranslatable
 @pytest.fixture(autouse=True)
 def _z3() -> None:
     require_module("z3")
-
-
-def claim(conclusion: str, *assumptions: str, **domains: str) -> Claim:
-    variables = [ClaimVariable(name=n, domain=d) for n, d in (domains or {"x": "real"}).items()]  # type: ignore[arg-type]
-    return Claim(variables=variables, assumptions=list(assumptions), conclusion=conclusion)
 
 
 def test_proves_refutes_and_reports_version() -> None:
