@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from pydantic import ValidationError
 
@@ -89,6 +89,15 @@ def _coerce(data: Any) -> dict[str, Any]:
     if not isinstance(data.get("edges"), list):
         data["edges"] = []
     return data
+
+
+class TheoremOutcome(TypedDict, total=False):
+    """How the session that recorded a theorem ended (the keyword arguments of add_theorem)."""
+
+    established: bool
+    session_status: str
+    self_reviewed: bool
+    note: str
 
 
 class KnowledgeGraph:

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from eurekaclaw.memory.embeddings import LazyEmbedder
 from eurekaclaw.memory.episodic import EpisodicMemory
 from eurekaclaw.memory.insights import DomainInsights, render_memories_block
-from eurekaclaw.memory.knowledge_graph import KnowledgeGraph, Retraction
+from eurekaclaw.memory.knowledge_graph import KnowledgeGraph, Retraction, TheoremOutcome
 from eurekaclaw.memory.persistent import PersistentMemory
 from eurekaclaw.types.artifacts import VerificationLevel
 from eurekaclaw.types.memory import CrossRunRecord, DomainInsight, EpisodicEntry, KnowledgeNode
@@ -77,17 +77,12 @@ class MemoryManager:
         proof_summary: str = "",
         session_id: str | None = None,
         tags: Iterable[str] = (),
-        *,
-        established: bool = False,
-        session_status: str = "",
-        self_reviewed: bool = False,
-        note: str = "",
+        **outcome: Unpack[TheoremOutcome],
     ) -> str:
-        """Store a result; it is offered to later sessions as known only when `established`
-        (see KnowledgeGraph.add_theorem)."""
+        """Store a result (for this session unless `session_id` says otherwise); it is offered
+        to later sessions as known only when `established` (see KnowledgeGraph.add_theorem)."""
         return self.graph.add_theorem(
-            statement, domain, verification_level, proof_summary, session_id or self.session_id, tags,
-            established=established, session_status=session_status, self_reviewed=self_reviewed, note=note,
+            statement, domain, verification_level, proof_summary, session_id or self.session_id, tags, **outcome
         )
 
     def retract_theorem(
