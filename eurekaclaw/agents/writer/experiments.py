@@ -90,6 +90,7 @@ class ExperimentView:
     runs: int | None = None
 
     rate_series: list[Series] = field(default_factory=list)  # best-arm rates, one per policy
+    default_instance: str = ""  # the only instance of the spec, for series without "@instance"
 
     @property
     def has_plot(self) -> bool:
@@ -98,7 +99,10 @@ class ExperimentView:
     def panels(self) -> list[Panel]:
         """The regret panels (one or more per instance), then a best-arm-rate panel per instance
         whose policies report it."""
-        return self._regret_panels() + self._rate_panels()
+        panels = self._regret_panels() + self._rate_panels()
+        for panel in panels:  # one instance: its series carry no "@instance", the spec names it
+            panel.instance = panel.instance or self.default_instance
+        return panels
 
     def _rate_panels(self) -> list[Panel]:
         groups: dict[str, list[Series]] = {}
@@ -232,6 +236,22 @@ def _optional(cell: str | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
+def _spec_runs(spec: dict[str, object]) -> int | None:
+    """Runs per series: `runs`, or a domain spec's `repetitions` (the MAB spec's name)."""
+    for key in ("runs", "repetitions"):
+        value = spec.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
+
+
+def _only_instance(spec: dict[str, object]) -> str:
+    instances = spec.get("instances")
+    if isinstance(instances, list) and len(instances) == 1 and isinstance(instances[0], dict):
+        return str(instances[0].get("name") or "")
+    return ""
+
+
 def experiment_view(result: ExperimentResult | None, session_dir: Path | None) -> ExperimentView | None:
     """None when no experiment completed (the paper then has no experiments section)."""
     if result is None or result.status != "completed":
@@ -246,7 +266,8 @@ def experiment_view(result: ExperimentResult | None, session_dir: Path | None) -
             result.spec.get("metric") or result.spec.get("y_label")
             or ("cumulative regret" if result.domain == "mab" else "measured value")
         ),
-        runs=result.spec.get("runs") if isinstance(result.spec.get("runs"), int) else None,
+        runs=_spec_runs(result.spec),
+        default_instance=_only_instance(result.spec),
     )
     if result.plot_csv and session_dir is not None:
         path = Path(session_dir) / Path(result.plot_csv).name

@@ -179,3 +179,19 @@ async def test_both_figures_compile_and_show_their_labels(tmp_path: Path) -> Non
     text = " ".join(text.split())
     assert BEST_ARM_LABEL in text and "Best-arm rate (fraction of the pulls" in text
     assert "instance: hard" in text
+
+
+def test_a_single_instance_is_named_from_the_spec_with_its_repetitions(tmp_path: Path) -> None:
+    """One instance: the series carry no '@instance', so the panels take the spec's instance
+    name; the MAB spec's `repetitions` is the number of runs in the captions."""
+    _csv(tmp_path)
+    result = wh.experiment()
+    result.plot_csv = "r.csv"
+    result.spec = {"instances": [{"name": "level1", "means": [0.9, 0.8]}], "repetitions": 30}
+    view = experiment_view(result, tmp_path)
+    assert view is not None and view.runs == 30
+    assert {p.instance for p in view.panels()} == {"level1"}
+    tex, _ = render_tex(build_doc(wh.theory(), plan_citations(wh.bibliography()), view, dict(wh.GOOD_PROSE)))
+    axes = _axes(tex)
+    assert {a["title"] for a in axes} == {"instance: level1"} and any(a["ylabel"] == BEST_ARM_LABEL for a in axes)
+    assert tex.count("over 30 runs for each policy") == 2 and tex.count("Instances: level1") == 2
