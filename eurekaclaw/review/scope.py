@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from eurekaclaw.agents.base import BaseAgent, render_prompt
 from eurekaclaw.config import Settings
 from eurekaclaw.errors import LLMAuthError, LLMFatalError, LLMOutputError, LLMRetryableError
+from eurekaclaw.review.claims import ClaimChecker
 from eurekaclaw.review.facts import PaperFacts
 
 Scope = Literal["prose", "experiment", "theory"]
@@ -84,7 +85,8 @@ def rule_scope(facts: PaperFacts, feedback: str) -> ScopeReply:
 def validated(facts: PaperFacts, feedback: str, reply: ScopeReply, settings: Settings,
               decided_by: Literal["model", "rules"]) -> RevisionScope:
     """The reply checked against the records: unknown lemma ids dropped, an experiment the
-    settings turn off dropped, stages in pipeline order."""
+    settings turn off dropped, a reason claiming more than the records cut (it is shown before
+    anything runs), stages in pipeline order."""
     notes: list[str] = []
     known = [lem.id for lem in facts.doc.lemmas]
     lemmas = [lid for lid in dict.fromkeys(reply.lemmas) if lid in known]
@@ -100,9 +102,13 @@ def validated(facts: PaperFacts, feedback: str, reply: ScopeReply, settings: Set
         experiment = False
         if scope == "experiment":
             scope = "prose"
+    reason, overclaims = ClaimChecker(facts.doc).check(reply.reason.strip()[:300])
+    if overclaims:
+        notes.append("the model's reason claimed more than the records and was shortened: "
+                     + "; ".join(c.correction() for c in overclaims))
     stages = (["theory"] if scope == "theory" else []) + (["experiment"] if experiment else []) + ["write"]
     return RevisionScope(scope=scope, stages=stages, lemmas=lemmas if scope == "theory" else [],
-                         reason=reply.reason.strip()[:300], decided_by=decided_by, notes=notes)
+                         reason=reason.strip(), decided_by=decided_by, notes=notes)
 
 
 def scope_prompt(facts: PaperFacts, feedback: str) -> str:

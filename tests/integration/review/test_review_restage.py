@@ -84,6 +84,8 @@ def test_fixing_a_lemma_reruns_theory_for_it_and_levels_come_from_the_checkers(s
     # shown before the run: theory for L2 only (the unknown L9 dropped), then the writer
     assert shown[0].stages == ["theory", "write"] and shown[0].lemmas == ["L2"]
     assert "L9" in shown[0].notes[0]
+    # the careless reason ("it is now formally verified") is not shown as a fact before the run
+    assert "formally verified" not in shown[0].line() and "claimed more than the records" in shown[0].notes[1]
     assert outcome.as_json()["rerun_stages"] == ["theory", "write"]
     # only the reopened lemmas were proved again; L1 (cited) and L3 (smt) kept their records
     proved = {lid for role, lid in roles(backend) if role == "prover"}
