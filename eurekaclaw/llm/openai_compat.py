@@ -69,6 +69,7 @@ class OpenAICompatBackend(BaseLLMClient):
                 "the openai_compat backend needs OPENAI_COMPAT_BASE_URL and OPENAI_COMPAT_MODEL"
             )
         self.settings = settings
+        self._stream_refused = False
         self.url = settings.openai_compat_base_url.rstrip("/") + "/chat/completions"
         self.structured_mode = settings.openai_compat_structured
         key = settings.openai_compat_api_key
@@ -140,8 +141,18 @@ class OpenAICompatBackend(BaseLLMClient):
     # --- one attempt (the session client retries) ----------------------------------------------
     async def complete(self, request: LLMRequest) -> LLMResponse:
         body = self.request_body(request)
-        if wants_stream(self.settings.llm_stream):
-            data, tokens_seen = await self._stream(body, request)
+        if wants_stream(self.settings.llm_stream) and not self._stream_refused:
+            try:
+                data, tokens_seen = await self._stream(body, request)
+            except LLMFatalError as exc:
+                # LLM_STREAM=auto only asked for a stream because a terminal watches: a server
+                # that refuses `stream` / `stream_options` gets whole requests from now on
+                if self.settings.llm_stream != "auto" or exc.status not in (400, 422):
+                    raise
+                self._stream_refused = True
+                log.warning("%s refused a streamed request (HTTP %s); streaming is off for this run "
+                            "(LLM_STREAM=false makes it permanent)", self.url, exc.status)
+                data, tokens_seen = await self._post(body), 0
         else:
             data, tokens_seen = await self._post(body), 0
         return self._parse(data, request, body["model"], tokens_seen)

@@ -9,10 +9,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
+import pytest
 from fault_server import FAULT_KINDS, STREAM_FAULT_KINDS, FaultServer, completion
 from pydantic import BaseModel
 
 from eurekaclaw.config import Settings
+from eurekaclaw.errors import LLMFatalError
 from eurekaclaw.llm.ledger import UsageLedger
 from eurekaclaw.llm.openai_compat import OpenAICompatBackend
 from eurekaclaw.llm.prices import Price
@@ -172,3 +175,37 @@ async def test_streamed_calls_survive_a_mix_of_faults_with_every_attempt_counted
     assert usage["retries_by_reason"]["stream_cut"] == faults.count("stream_cut")
     assert usage["retries_by_reason"]["error_in_body"] == faults.count("stream_error") + faults.count("error_in_200")
     assert len(read_jsonl(tmp_path / "llm_log.jsonl")) == len(srv.log)
+
+
+def _refusing_server(requests: list[dict[str, Any]]) -> httpx.MockTransport:
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        requests.append(body)
+        if body.get("stream"):  # an older server: unknown request fields are a 400
+            return httpx.Response(400, json={"error": {"message": "Unrecognized request argument: stream_options"}})
+        return httpx.Response(200, json=completion(PROOF))
+
+    return httpx.MockTransport(handler)
+
+
+async def test_auto_streaming_falls_back_to_whole_replies_when_the_server_refuses_it(tmp_path: Path) -> None:
+    requests: list[dict[str, Any]] = []
+    settings = Settings(openai_compat_base_url="http://old.example/v1", openai_compat_model="my-model",
+                        llm_stream="auto")
+    backend = OpenAICompatBackend(settings, transport=_refusing_server(requests))
+    with watching(lambda tokens: None):  # a live display watches: auto asks for a stream
+        first = await backend.complete(ask())
+        second = await backend.complete(ask())
+    assert first.text == PROOF and second.text == PROOF
+    # one refused stream, then whole requests only (the refusal is remembered)
+    assert [bool(r.get("stream")) for r in requests] == [True, False, False]
+
+
+async def test_an_explicit_stream_setting_is_not_silently_dropped(tmp_path: Path) -> None:
+    requests: list[dict[str, Any]] = []
+    settings = Settings(openai_compat_base_url="http://old.example/v1", openai_compat_model="my-model",
+                        llm_stream="true")
+    backend = OpenAICompatBackend(settings, transport=_refusing_server(requests))
+    with pytest.raises(LLMFatalError) as info:
+        await backend.complete(ask())
+    assert info.value.status == 400 and len(requests) == 1
