@@ -21,7 +21,7 @@ from eurekaclaw.agents.base import AgentContext, Services
 from eurekaclaw.agents.writer.repair import BIB_NAME, TEX_NAME
 from eurekaclaw.agents.writer.stage import BUILD_DIR, MD_NAME, PDF_NAME, PROSE_CACHE_KEY
 from eurekaclaw.domains import discover_plugins
-from eurekaclaw.errors import StageFailedError
+from eurekaclaw.errors import EurekaError, StageFailedError
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
 from eurekaclaw.orchestrator.rerun import RerunFailed, rerun_stages
 from eurekaclaw.orchestrator.session_setup import build_tools
@@ -139,7 +139,6 @@ async def restage_revision(review_ctx: AgentContext, facts: PaperFacts, feedback
                            store: ReviewStore, impls: dict[str, Any] | None = None) -> RevisionOutcome:
     """restage_paper, recorded in the review history and the session's events — also when a
     budget or model error ends it (then re-raised, with the session unchanged)."""
-    from eurekaclaw.errors import EurekaError
     try:
         outcome = await restage_paper(review_ctx, facts, feedback, scope, store, impls)
     except EurekaError as exc:
@@ -169,7 +168,8 @@ async def restage_paper(review_ctx: AgentContext, facts: PaperFacts, feedback: s
                                   attribute_to=REVIEW_STAGE)
         outcome.reran = [r.as_json() for r in runs]
         after = bus.get_theory_state()
-        assert after is not None
+        if after is None:
+            raise RerunFailed("the re-run left no theory state")
         if "theory" in scope.stages and (lost := lost_work(facts.theory, after, scope)):
             raise RerunFailed(lost)
         paper = bus.get("paper")
