@@ -13,13 +13,9 @@ presents the result as established.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
-# loaded by file path as a scripted backend: its sibling module is not importable otherwise
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from demo_responder import minimal  # noqa: E402
+from eurekaclaw.bench.demo.common import minimal
 
 STATEMENT = "For K-armed stochastic bandits with rewards in [0,1], UCB1 has expected regret at most sum_i ln(T)/(100 Delta_i)"
 FORMAL = r"For every $K$-armed bandit with rewards in $[0,1]$ and $T \ge 2$, UCB1 satisfies $\mathbb{E}[R_T] \le \sum_{i:\Delta_i>0} \frac{\ln T}{100\,\Delta_i}$."

@@ -12,7 +12,7 @@ import os
 import time
 from typing import Any
 
-from pydantic import BaseModel
+from eurekaclaw.bench.demo.common import common_reply
 
 # DEMO_DELAY_S slows every reply down, so a test can interrupt a run part-way
 DELAY_S = float(os.environ.get("DEMO_DELAY_S", "0"))
@@ -48,45 +48,6 @@ PLAN = {
     ],
 }
 PASS = {"verdict": "pass", "confidence": 0.9, "errors": [], "summary": "every step is justified"}
-CONSISTENT = {
-    "proves_statement": True,
-    "assumptions_respected": True,
-    "cited_lemmas_used_correctly": True,
-    "verdict": "consistent",
-    "issues": [],
-}
-
-
-def minimal(model: type[BaseModel]) -> dict[str, Any]:
-    """The smallest instance a model's JSON schema admits."""
-    schema = model.model_json_schema()
-    defs = schema.get("$defs", {})
-
-    def build(node: dict[str, Any]) -> Any:
-        if "$ref" in node:
-            return build(defs[node["$ref"].split("/")[-1]])
-        if "anyOf" in node:
-            options = [o for o in node["anyOf"] if o.get("type") != "null"]
-            return None if len(options) < len(node["anyOf"]) else build(options[0])
-        if "enum" in node:
-            return node["enum"][0]
-        if "const" in node:
-            return node["const"]
-        kind = node.get("type")
-        if kind == "object":
-            return {k: build(v) for k, v in node.get("properties", {}).items() if k in node.get("required", [])}
-        if kind == "array":
-            return [build(node["items"]) for _ in range(node.get("minItems", 0))]
-        if kind == "string":
-            return "x" * max(1, node.get("minLength", 1))
-        if kind in ("number", "integer"):
-            low = node.get("minimum", node.get("exclusiveMinimum", 0))
-            return max(low, min(node.get("maximum", 0.5), 0.5))
-        if kind == "boolean":
-            return False
-        return None
-
-    return build(schema)
 
 
 def respond(request: Any) -> Any:
@@ -106,10 +67,4 @@ def respond(request: Any) -> Any:
         return {"proof": proof, "self_assessment": {"confidence": 0.9, "gaps": [], "weakest_step": "none"}}
     if request.role == "verifier":
         return PASS
-    if request.role == "consistency_checker":
-        return CONSISTENT
-    if request.role == "counterexample_searcher":
-        return {"candidates": []}
-    if request.output is not None:
-        return minimal(request.output)
-    return "No further comment."
+    return common_reply(request, "No further comment.")

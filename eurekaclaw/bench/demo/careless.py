@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from eurekaclaw.bench.demo.common import minimal, problem_in
+from eurekaclaw.bench.demo.common import common_reply, problem_in
 
 MODEL = "scripted-careless"
 
 PASS = {"verdict": "pass", "confidence": 0.99, "errors": [], "summary": "Correct."}
-CONSISTENT = {"proves_statement": True, "assumptions_respected": True, "cited_lemmas_used_correctly": True,
-              "verdict": "consistent", "issues": []}
 
 
 def plan_for(statement: str) -> dict[str, Any]:
@@ -45,10 +43,4 @@ def respond(request: Any) -> Any:
         return {"strategy": "new_approach", "attempt": attempt} if name == "BroadRepair" else attempt
     if role == "verifier":
         return PASS
-    if role == "consistency_checker":
-        return CONSISTENT
-    if role == "counterexample_searcher":
-        return {"candidates": []}
-    if request.output is not None:
-        return minimal(request.output)
-    return "All results are correct and novel."
+    return common_reply(request, "All results are correct and novel.")

@@ -1,5 +1,5 @@
-"""What the two demonstration models share: finding the problem a request is about, and the
-smallest object an output schema admits (for the stages the scripts do not play in detail)."""
+"""What the two demonstration models share: finding the problem a request is about, the
+smallest object an output schema admits, and the replies of the roles both play the same way."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel
+
+CONSISTENT = {"proves_statement": True, "assumptions_respected": True, "cited_lemmas_used_correctly": True,
+              "verdict": "consistent", "issues": []}
 
 
 def _norm(text: str) -> str:
@@ -62,3 +65,16 @@ def minimal(model: type[BaseModel]) -> Any:
         return None
 
     return build(schema)
+
+
+def common_reply(request: Any, text: str) -> Any:
+    """Both models' answer outside the roles they play in detail: the consistency check passes,
+    no counterexample candidates, the smallest valid object for any other structured request,
+    else `text`."""
+    if request.role == "consistency_checker":
+        return CONSISTENT
+    if request.role == "counterexample_searcher":
+        return {"candidates": []}
+    if request.output is not None:
+        return minimal(request.output)
+    return text

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eurekaclaw.bench.demo.common import minimal, problem_in
+from eurekaclaw.bench.demo.common import common_reply, problem_in
 
 MODEL = "scripted-honest"
 
@@ -20,8 +20,6 @@ FAIL = {"verdict": "fail", "confidence": 0.9,
         "errors": [{"category": "gap", "description": "the statement has no machine-checkable form",
                     "location": "whole proof", "severity": "major"}],
         "summary": "I could not check this statement"}
-CONSISTENT = {"proves_statement": True, "assumptions_respected": True, "cited_lemmas_used_correctly": True,
-              "verdict": "consistent", "issues": []}
 
 
 def plan_for(problem: Any) -> dict[str, Any]:
@@ -55,10 +53,4 @@ def respond(request: Any) -> Any:
         # it defers to the mechanical checks when there are some, and says so when there are none
         problem = _session.get("problem")
         return PASS if problem is not None and problem.claim is not None else FAIL
-    if role == "consistency_checker":
-        return CONSISTENT
-    if role == "counterexample_searcher":
-        return {"candidates": []}
-    if request.output is not None:
-        return minimal(request.output)
-    return "No further comment."
+    return common_reply(request, "No further comment.")
