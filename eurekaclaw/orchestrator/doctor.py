@@ -31,6 +31,7 @@ MODULES = {
     "llama_cpp": ("llama-cpp-python", "local model backend (extra `local`)"),
     "sympy": ("sympy", "claim language"),
     "numpy": ("numpy", "numeric falsifier and simulators"),
+    "numba": ("numba", "compiled Thompson-sampling kernel for bandit simulations (extra `fast`)"),
 }
 ONLINE_PROBES = {
     "arXiv": "https://export.arxiv.org/api/query?id_list=1706.03762&max_results=1",
@@ -160,6 +161,7 @@ def doctor_report(*, online: bool = False) -> dict[str, Any]:
             "theory_concurrency": settings.theory_concurrency,
             "experiment_mode": settings.experiment_mode,
             "budget_usd": settings.eurekaclaw_budget_usd,
+            "llm_stream": settings.llm_stream,
             "s2_api_key": settings.s2_api_key is not None,
             "openalex_mailto": settings.openalex_mailto,
         },

@@ -117,8 +117,11 @@ def test_doctor_without_a_profile_shows_the_configured_values(monkeypatch: pytes
     from eurekaclaw.orchestrator import doctor
 
     monkeypatch.setattr(doctor, "_backend_summary", lambda settings: {"backend": "anthropic"})
+    monkeypatch.setenv("LLM_STREAM", "false")
     report = doctor.doctor_report()
     assert report["settings"]["theory_max_iterations"] == 10 and report["settings_profile"] == {}
+    assert report["settings"]["llm_stream"] == "false"
+    assert any(t["name"] == "numba" and "Thompson" in t["purpose"] for t in report["tools"])
 
 
 def test_skill_names_are_not_split_at_80_columns() -> None:
