@@ -93,7 +93,7 @@ def _review_summary(settings: Settings) -> dict[str, Any]:
 
 
 def _sandbox_summary() -> dict[str, Any]:
-    """The bubblewrap sandbox that runs model-written code, coqc and latexmk (tools/sandbox.py)."""
+    """The bubblewrap sandbox that runs model-written code, coqc and latexmk (tools/sandbox/)."""
     from eurekaclaw.tools import sandbox
 
     info = sandbox.status().as_dict()

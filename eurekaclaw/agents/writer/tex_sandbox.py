@@ -1,4 +1,4 @@
-"""latexmk, pdflatex and bibtex inside the bubblewrap sandbox (tools/sandbox.py).
+"""latexmk, pdflatex and bibtex inside the bubblewrap sandbox (tools/sandbox/).
 
 The paper's sources are copied into a fresh sandbox work directory (the only writable place
 the TeX run gets), the tool runs there with the TeX tree, Perl and /usr read-only, no network,
