@@ -256,7 +256,8 @@ class RunUI:
         for call in running[: self.MAX_CALLS_SHOWN]:
             where = f" · lemma {call['lemma_id']}" if call.get("lemma_id") else ""
             stage = f" · {call['stage']}" if call.get("stage") else ""
-            tokens = f" · {call['tokens']:,} tokens" if call.get("tokens") is not None else ""
+            count = call.get("tokens")
+            tokens = f" · {count:,} token{'' if count == 1 else 's'}" if count is not None else ""
             rows.append(Text(f"  ⟳ model call: {call['role']}{where}{stage} · {elapsed_text(now - call['since'])}"
                              f"{tokens}", style="cyan"))
         if len(running) > self.MAX_CALLS_SHOWN:
