@@ -158,3 +158,37 @@ def test_helpers() -> None:
     # two servers on one host (cookies ignore ports) keep separate cookies, named without the token
     assert cookie_name("a") != cookie_name("b")
     assert TOKEN not in cookie_name(TOKEN)
+
+
+def _routes() -> list[tuple[str, set[str]]]:
+    """Every route of the app as (path with the test session filled in, methods), read from its
+    router, so a route group added later is covered without editing this list."""
+    from starlette.routing import Mount, Route
+
+    guard = create_app(TOKEN, allowed_hosts("127.0.0.1", 8765))
+    out = []
+    for route in guard.app.routes:
+        if isinstance(route, Route):
+            path = route.path.replace("{sid}", SID).replace("{name}", "paper.pdf")
+            out.append((path, set(route.methods or ())))
+        elif isinstance(route, Mount):
+            out.append((route.path + "/app.js", {"GET"}))
+    return out
+
+
+def test_every_route_of_every_group_is_behind_the_guard_and_posts_need_csrf(isolated_home: Path) -> None:
+    make_session(isolated_home, SID, status="paused", theory_status=None)
+    routes = _routes()
+    posts = [path for path, methods in routes if "POST" in methods]
+    # the groups: launch & gates, paper/evaluation, skills, review
+    assert {"/launch", f"/sessions/{SID}/gate", f"/sessions/{SID}/evaluate", "/skills/install",
+            f"/sessions/{SID}/review"} <= set(posts)
+    anonymous, foreign, signed_in = client(), authed(), authed()
+    for path, methods in routes:
+        method = "POST" if "POST" in methods else "GET"
+        assert anonymous.request(method, path).status_code == 401, path
+        assert foreign.request(method, path, headers={"host": "evil.example:8765"}).status_code == 421, path
+    for path in posts:
+        r = signed_in.post(path, data={"mode": "prove", "statement": "x >= 0", "question": "why?"})
+        assert r.status_code == 403 and "CSRF" in r.text, path
+    assert not any(p.name != SID for p in (isolated_home / "runs").iterdir())  # nothing was launched
