@@ -15,6 +15,8 @@ from eurekaclaw.agents.writer.bibtex import CitePlan
 from eurekaclaw.agents.writer.directions import DirectionReport
 from eurekaclaw.agents.writer.experiments import ExperimentView
 from eurekaclaw.agents.writer.labels import THEOREM_LABEL, LabelMap, lemma_label
+from eurekaclaw.agents.writer.machine_claims import Evidence, Records, scrub_proof, scrub_prose
+from eurekaclaw.agents.writer.prose import fallback_prose
 from eurekaclaw.types.artifacts import (
     VERIFICATION_ORDER,
     Counterexample,
@@ -304,6 +306,8 @@ def build_doc(
     proof = _theorem_proof(theory, root_id)
     levels = [r.verification_level for r in theory.proven_lemmas.values()]
     weakest = theory.weakest_level() if theory.proven_lemmas else weakest_level(levels)
+    notes: list[str] = []
+    prose, proof = _checked_claims(theory, plan, experiment, lemmas, proof, prose, notes)
     return PaperDoc(
         prose=dict(prose),
         theorem_statement=statement,
@@ -321,4 +325,21 @@ def build_doc(
         status_reason=theory.status_reason,
         contradictions=list(theory.contradictions),
         labels=_label_map(theory, lemmas, statement, proof, experiment, root_id),
+        notes=notes,
     )
+
+
+def _checked_claims(theory: TheoryState, plan: CitePlan, experiment: ExperimentView | None,
+                    lemmas: list[LemmaView], proof: str | None, prose: dict[str, str],
+                    notes: list[str]) -> tuple[dict[str, str], str | None]:
+    """Model-written claims of machine verification (in proofs and prose) kept only where the
+    records back them (machine_claims.py); every revision is built here too, so none can add one."""
+    records = Records.from_theory(theory)
+    for lem in lemmas:
+        own = records.lemmas.get(lem.id, Evidence(lem.level))
+        lem.proof = scrub_proof(lem.proof, own, records, f"Lemma {lem.id}", notes)
+    proof = scrub_proof(proof, records.theorem, records, "the main theorem", notes)
+    prose, title_bad = scrub_prose(prose, records, notes)
+    if title_bad:
+        prose["title"] = fallback_prose(theory, plan, experiment)["title"]
+    return prose, proof

@@ -23,6 +23,7 @@ from eurekaclaw.agents.writer.compile import usable_toolchain
 from eurekaclaw.agents.writer.directions import direction_report
 from eurekaclaw.agents.writer.doc import build_doc
 from eurekaclaw.agents.writer.experiments import ExperimentView, experiment_view
+from eurekaclaw.agents.writer.machine_claims import removed_count
 from eurekaclaw.agents.writer.markdown import render_markdown
 from eurekaclaw.agents.writer.prose import write_prose
 from eurekaclaw.agents.writer.render import SOURCE_NOTE_PREFIX, render_tex
@@ -190,6 +191,8 @@ def source_blocks_shown(output: PaperOutput) -> int:
 def _summary(output: PaperOutput) -> str:
     shown = source_blocks_shown(output)
     extra = f"; {shown} statement(s)/proof(s) shown as LaTeX source, see paper.md notes" if shown else ""
+    if claims := removed_count(output.notes):
+        extra += f"; {claims} unsupported claim(s) of machine verification removed, see paper.md notes"
     if output.compiled:
         return f"paper written and compiled (weakest verification level: {output.weakest_level}){extra}"
     if output.compile_error:

@@ -105,6 +105,10 @@ def test_fixing_a_lemma_reruns_theory_for_it_and_levels_come_from_the_checkers(s
     tex = (session.path / "paper_v2.tex").read_text()
     l2 = next(line for line in tex.splitlines() if "\\label{lem:L2}" in line)
     assert "\\eclevel{verified: reviewed (self-review)}" in l2 and "verified: formal" not in tex
+    # ... and the proof's own "formally verified in Coq" is replaced by a note (the writer's check)
+    assert "formally verified in Coq" not in tex
+    assert "[a claim of machine verification was removed: recorded level reviewed]" in tex
+    assert any(n.startswith("removed claim(s) of machine verification") for n in outcome.notes)
     # version 1 and its records are kept
     assert (session.path / "paper.tex").is_file()
     assert (session.path / "review" / "v1" / "theory_state.json").read_bytes() == old_state

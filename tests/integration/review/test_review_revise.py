@@ -167,3 +167,24 @@ def test_revised_text_goes_through_the_writers_sanitiser(session: SessionDir, mo
         assert bad not in tex, bad
     assert "\\citet{hoeffding1963probability}" in tex
     assert any("related work prose" in n for n in outcome.notes)
+
+
+def test_a_revision_cannot_smuggle_in_a_claim_of_machine_verification(session: SessionDir,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sentences naming no lemma (which the review's level check cannot attach to one) are judged
+    by the writer's own check against every result: L2 is only reviewed, so they go."""
+    monkeypatch.setattr(revise_mod, "usable_toolchain", lambda: (None, "no LaTeX toolchain (pdflatex) found"))
+    reply = revision_reply(
+        introduction=NEW_INTRO + " Our argument was machine-checked end to end. We did not check Lemma L2 in Coq.",
+        limitations="The analysis was verified with Z3 and Lean confirms the rest. The experiments are small.",
+    )
+    _, outcome, _ = revise(session, reply, "Stress how reliable the proofs are.")
+    assert outcome.ok, outcome.text()
+    tex = (session.path / "paper_v2.tex").read_text()
+    assert "machine-checked end to end" not in tex and "verified with Z3" not in tex and "Lean confirms" not in tex
+    assert "We did not check Lemma L2 in Coq." in tex and "The experiments are small." in tex
+    assert "Lemma~\\ref{lem:L3} was proved by Z3" in tex  # true of L3 (smt): kept
+    removed = [n for n in outcome.notes if n.startswith("removed claim(s) of machine verification")]
+    assert len(removed) == 2 and any("of the introduction" in n for n in removed)
+    assert any(n.startswith("removed claim(s)") for n in read_json(session.path / "review" / "versions.json")
+               ["versions"][0]["notes"])
