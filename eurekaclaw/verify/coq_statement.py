@@ -48,6 +48,8 @@ introduces that is not in the table. Variable names that Coq reserves or that th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import sympy as sp
 
 from eurekaclaw.types.artifacts import Claim
@@ -66,7 +68,7 @@ from eurekaclaw.verify.coq_terms import (
     describe,
     wrap,
 )
-from eurekaclaw.verify.forms import evaluated
+from eurekaclaw.verify.forms import evaluated, node_handler
 
 COQ_HEADER = "Require Import Reals Psatz Lra Lia ZArith.\nOpen Scope R_scope.\n"
 
@@ -136,6 +138,17 @@ class _Translator(IntegerTerms):
 
     # -- real-valued terms: (text, level) -------------------------------------------------------
     def real(self, e: sp.Expr) -> tuple[str, int]:
+        atom = self._real_atom(e)
+        if atom is not None:
+            return atom
+        handler = node_handler(_REAL_NODES, e)
+        if handler is None:
+            raise CoqUntranslatable(f"{describe(e)} has no Coq translation")
+        result: tuple[str, int] = handler(self, e)
+        return result
+
+    def _real_atom(self, e: sp.Expr) -> tuple[str, int] | None:
+        """A number, a constant or a variable; None for anything else."""
         if e.is_Integer:
             return str(int(e)), ATOM if e >= 0 else UNARY
         if e.is_Rational:
@@ -144,46 +157,36 @@ class _Translator(IntegerTerms):
             return "PI", ATOM
         if e is sp.E:
             return "exp 1", APP
-        if e.is_Symbol:
-            if e in self.real_vars:
-                return self.real_vars[e], ATOM
-            if e in self.int_vars:
-                var = self.int_vars[e]
-                return f"{'INR' if var.kind == 'nat' else 'IZR'} {var.text}", APP
-            raise CoqUntranslatable(f"the symbol {e} is not a variable of the claim")
-        if isinstance(e, sp.Add):
-            return self._add(e)
-        if isinstance(e, sp.Mul):
-            return self._mul(e)
-        if isinstance(e, sp.Pow):
-            return self._pow(e.base, e.exp)
-        simple = {sp.exp: "exp", sp.sin: "sin", sp.cos: "cos", sp.tan: "tan", sp.Abs: "Rabs"}
-        for cls, name in simple.items():
-            if isinstance(e, cls):
-                return self.app(name, self.real(e.args[0]))
-        if isinstance(e, sp.log) and len(e.args) == 1:
-            return self.app("ln", self.real(e.args[0]))
-        if isinstance(e, sp.Min | sp.Max):
-            name = "Rmin" if isinstance(e, sp.Min) else "Rmax"
-            args = list(e.args)
-            out = self.real(args[-1])
-            for a in reversed(args[:-1]):
-                out = self.app(name, self.real(a), out)
-            return out
-        if isinstance(e, sp.floor | sp.ceiling):
-            z = self.z(e)
-            if z is None:
-                raise CoqUntranslatable(f"{describe(e)} has no Coq translation")
-            return self.app("IZR", (z, ATOM))
-        if isinstance(e, sp.factorial):
-            return self.app("INR", (f"fact {self.nat_or_to_nat(e.args[0])}", APP))
-        if isinstance(e, sp.harmonic):
-            return self._harmonic(e)
-        if isinstance(e, sp.Sum):
-            return self._sum(e)
-        if isinstance(e, sp.Piecewise):
-            return self._piecewise(e)
-        raise CoqUntranslatable(f"{describe(e)} has no Coq translation")
+        if not e.is_Symbol:
+            return None
+        if e in self.real_vars:
+            return self.real_vars[e], ATOM
+        if e in self.int_vars:
+            var = self.int_vars[e]
+            return f"{'INR' if var.kind == 'nat' else 'IZR'} {var.text}", APP
+        raise CoqUntranslatable(f"the symbol {e} is not a variable of the claim")
+
+    def _log(self, e: sp.log) -> tuple[str, int]:
+        if len(e.args) != 1:
+            raise CoqUntranslatable(f"{describe(e)} has no Coq translation")
+        return self.app("ln", self.real(e.args[0]))
+
+    def _min_max(self, e: sp.Min | sp.Max) -> tuple[str, int]:
+        name = "Rmin" if isinstance(e, sp.Min) else "Rmax"
+        args = list(e.args)
+        out = self.real(args[-1])
+        for a in reversed(args[:-1]):
+            out = self.app(name, self.real(a), out)
+        return out
+
+    def _rounded(self, e: sp.floor | sp.ceiling) -> tuple[str, int]:
+        z = self.z(e)
+        if z is None:
+            raise CoqUntranslatable(f"{describe(e)} has no Coq translation")
+        return self.app("IZR", (z, ATOM))
+
+    def _factorial(self, e: sp.factorial) -> tuple[str, int]:
+        return self.app("INR", (f"fact {self.nat_or_to_nat(e.args[0])}", APP))
 
     def app(self, fn: str, *args: tuple[str, int]) -> tuple[str, int]:
         return " ".join([fn, *(wrap(a, ATOM) for a in args)]), APP
@@ -342,6 +345,21 @@ class _Translator(IntegerTerms):
             then, other = other, then
         test = self.app(fn, self.real(cond.lhs), self.real(cond.rhs))[0]
         return f"(if {test} then {then[0]} else {other[0]})", ATOM
+
+
+def _unary(name: str) -> Callable[[_Translator, sp.Expr], tuple[str, int]]:
+    """The translation of a one-argument function Coq has under `name`."""
+    return lambda tr, e: tr.app(name, tr.real(e.args[0]))
+
+
+# sympy node class -> its Coq real term (anything not here has no Coq translation)
+_REAL_NODES: dict[type, Callable[..., tuple[str, int]]] = {
+    sp.Add: _Translator._add, sp.Mul: _Translator._mul, sp.Pow: lambda tr, e: tr._pow(e.base, e.exp),
+    sp.exp: _unary("exp"), sp.sin: _unary("sin"), sp.cos: _unary("cos"), sp.tan: _unary("tan"),
+    sp.Abs: _unary("Rabs"), sp.log: _Translator._log, sp.Min: _Translator._min_max, sp.Max: _Translator._min_max,
+    sp.floor: _Translator._rounded, sp.ceiling: _Translator._rounded, sp.factorial: _Translator._factorial,
+    sp.harmonic: _Translator._harmonic, sp.Sum: _Translator._sum, sp.Piecewise: _Translator._piecewise,
+}
 
 
 def coq_statement(claim: Claim | ParsedClaim) -> str:

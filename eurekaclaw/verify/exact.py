@@ -228,6 +228,19 @@ def _slack(op: str, d: Any) -> float:
 
 
 def evaluate_parsed(parsed: ParsedClaim, assignment: dict[str, Any]) -> ClaimEvaluation:
+    point = _exact_point(parsed, assignment)
+    if isinstance(point, ClaimEvaluation):
+        return point
+    too_large = _too_large(parsed, point)
+    if too_large is not None:
+        return ClaimEvaluation(None, math.nan, f"cannot be evaluated here: {too_large}", "undecided")
+    decider = _Decider(parsed, point)
+    failure = _premises_fail(parsed, decider)
+    return failure if failure is not None else _conclusion(parsed, decider)
+
+
+def _exact_point(parsed: ParsedClaim, assignment: dict[str, Any]) -> dict[sp.Symbol, sp.Rational] | ClaimEvaluation:
+    """The assignment as exact values, or the evaluation saying why it is not a point of the domain."""
     exact: dict[sp.Symbol, sp.Rational] = {}
     for name, symbol in parsed.symbols.items():
         if name not in assignment:
@@ -240,10 +253,12 @@ def evaluate_parsed(parsed: ParsedClaim, assignment: dict[str, Any]) -> ClaimEva
         if not domain.contains(value):
             return ClaimEvaluation(None, math.nan, f"{name}={value} is outside its domain ({domain.describe()})", "outside")
         exact[symbol] = value
-    too_large = _too_large(parsed, exact)
-    if too_large is not None:
-        return ClaimEvaluation(None, math.nan, f"cannot be evaluated here: {too_large}", "undecided")
-    decider = _Decider(parsed, exact)
+    return exact
+
+
+def _premises_fail(parsed: ParsedClaim, decider: _Decider) -> ClaimEvaluation | None:
+    """Why the point does not count (a definedness condition or an assumption fails or cannot be
+    decided), or None when every premise holds."""
     for rel in parsed.conditions:
         sign, _, note = decider.sign(rel)
         if sign is None or not _truth(rel.op, sign):
@@ -255,6 +270,10 @@ def evaluate_parsed(parsed: ParsedClaim, assignment: dict[str, Any]) -> ClaimEva
             return ClaimEvaluation(None, math.nan, f"assumption {rel.text!r} cannot be decided here ({note})", "undefined")
         if not _truth(rel.op, sign):
             return ClaimEvaluation(None, math.nan, f"assumption {rel.text!r} does not hold here", "outside")
+    return None
+
+
+def _conclusion(parsed: ParsedClaim, decider: _Decider) -> ClaimEvaluation:
     slacks: list[float] = []
     failed: list[str] = []
     undecided: list[str] = []

@@ -10,7 +10,9 @@ definedness condition the domains already guarantee.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from functools import lru_cache
+from typing import Any
 
 import sympy as sp
 
@@ -20,6 +22,12 @@ def evaluated(expr: sp.Expr) -> sp.Expr:
     Same value wherever the unevaluated form is defined, but possibly defined on a different
     set (sqrt(x*y) -> sqrt(x)*sqrt(y)); use it for values and comparisons, never for domains."""
     return _evaluated(expr)
+
+
+def node_handler(table: Mapping[type, Callable[..., Any]], e: sp.Basic) -> Callable[..., Any] | None:
+    """The translators' dispatch: the handler of the most specific sympy class of `e` in `table`
+    (as an isinstance chain would pick it; the table's classes do not subclass one another)."""
+    return next((table[cls] for cls in type(e).__mro__ if cls in table), None)
 
 
 @lru_cache(maxsize=4096)

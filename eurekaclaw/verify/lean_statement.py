@@ -25,13 +25,14 @@ what the text means (`1 / 2` alone would be a natural number, 0).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import sympy as sp
 
 from eurekaclaw.types.artifacts import Claim
 from eurekaclaw.verify.claims import ParsedClaim, Relation, parse_claim
-from eurekaclaw.verify.forms import evaluated
+from eurekaclaw.verify.forms import evaluated, node_handler
 from eurekaclaw.verify.grammar import ClaimError
 
 LEAN_HEADER = "import Mathlib\n"
@@ -46,6 +47,10 @@ _OPS = {"<=": "≤", "<": "<", ">=": "≥", ">": ">", "==": "=", "!=": "≠"}
 
 class LeanUntranslatable(ClaimError):
     """The claim uses something that has no exact Lean translation here."""
+
+
+def _no_translation(e: sp.Expr) -> LeanUntranslatable:
+    return LeanUntranslatable(f"{type(e).__name__}({', '.join(map(str, e.args))}) has no Lean translation")
 
 
 class _Translator:
@@ -100,6 +105,17 @@ class _Translator:
 
     # -- real-valued terms (always atomic: a name, an application in parentheses, or (...)) ----
     def real(self, e: sp.Expr) -> str:
+        atom = self._real_atom(e)
+        if atom is not None:
+            return atom
+        handler = node_handler(_REAL_NODES, e)
+        if handler is None:
+            raise _no_translation(e)
+        result: str = handler(self, e)
+        return result
+
+    def _real_atom(self, e: sp.Expr) -> str | None:
+        """A number, a constant or a variable; None for anything else."""
         if e.is_Integer:
             return f"({int(e)} : ℝ)"
         if e.is_Rational:
@@ -108,47 +124,35 @@ class _Translator:
             return "Real.pi"
         if e is sp.E:
             return "(Real.exp 1)"
-        if e.is_Symbol:
-            kind, name = self.vars.get(e, (None, ""))
-            if kind is None:
-                raise LeanUntranslatable(f"the symbol {e} is not a variable of the claim")
-            return name if kind == "real" else f"({name} : ℝ)"
-        if isinstance(e, sp.Add):
-            return "(" + " + ".join(self.real(a) for a in e.args) + ")"
-        if isinstance(e, sp.Mul):
-            return "(" + " * ".join(self.real(a) for a in e.args) + ")"
-        if isinstance(e, sp.Pow):
-            return self._pow(e.base, e.exp)
-        simple = {sp.exp: "Real.exp", sp.sin: "Real.sin", sp.cos: "Real.cos", sp.tan: "Real.tan"}
-        for cls, fn in simple.items():
-            if isinstance(e, cls):
-                return f"({fn} {self.real(e.args[0])})"
-        if isinstance(e, sp.log) and len(e.args) == 1:
-            return f"(Real.log {self.real(e.args[0])})"
-        if isinstance(e, sp.Abs):
-            return f"|{self.real(e.args[0])}|"
-        if isinstance(e, sp.Min | sp.Max):
-            fn = "min" if isinstance(e, sp.Min) else "max"
-            out = self.real(e.args[-1])
-            for a in reversed(e.args[:-1]):
-                out = f"({fn} {self.real(a)} {out})"
-            return out
-        if isinstance(e, sp.floor | sp.ceiling):
-            return f"(({self.z(e)} : ℤ) : ℝ)"
-        if isinstance(e, sp.factorial):
-            return f"((Nat.factorial {self._natural(e.args[0])} : ℕ) : ℝ)"
-        if isinstance(e, sp.harmonic):
-            m = e.args[1] if len(e.args) > 1 else sp.Integer(1)
-            if not m.is_Rational:
-                raise LeanUntranslatable(f"{e} has no Lean translation")
-            k = sp.Dummy("k", integer=True, positive=True)
-            return self._sum(sp.Pow(k, -m), k, sp.Integer(1), e.args[0])
-        if isinstance(e, sp.Sum):
-            *inner, (k, a, b) = e.limits
-            return self._sum(sp.Sum(e.function, *inner) if inner else e.function, k, a, b)
-        if isinstance(e, sp.Piecewise):
-            return self._piecewise(e)
-        raise LeanUntranslatable(f"{type(e).__name__}({', '.join(map(str, e.args))}) has no Lean translation")
+        if not e.is_Symbol:
+            return None
+        kind, name = self.vars.get(e, (None, ""))
+        if kind is None:
+            raise LeanUntranslatable(f"the symbol {e} is not a variable of the claim")
+        return name if kind == "real" else f"({name} : ℝ)"
+
+    def _log(self, e: sp.log) -> str:
+        if len(e.args) != 1:
+            raise _no_translation(e)
+        return f"(Real.log {self.real(e.args[0])})"
+
+    def _min_max(self, e: sp.Min | sp.Max) -> str:
+        fn = "min" if isinstance(e, sp.Min) else "max"
+        out = self.real(e.args[-1])
+        for a in reversed(e.args[:-1]):
+            out = f"({fn} {self.real(a)} {out})"
+        return out
+
+    def _harmonic(self, e: sp.harmonic) -> str:
+        m = e.args[1] if len(e.args) > 1 else sp.Integer(1)
+        if not m.is_Rational:
+            raise LeanUntranslatable(f"{e} has no Lean translation")
+        k = sp.Dummy("k", integer=True, positive=True)
+        return self._sum(sp.Pow(k, -m), k, sp.Integer(1), e.args[0])
+
+    def _outer_sum(self, e: sp.Sum) -> str:
+        *inner, (k, a, b) = e.limits
+        return self._sum(sp.Sum(e.function, *inner) if inner else e.function, k, a, b)
 
     def _pow(self, base: sp.Expr, exp: sp.Expr) -> str:
         if exp.is_number:
@@ -244,6 +248,25 @@ class _Translator:
             test = f"{self.real(piece.cond.lhs)} {op} {self.real(piece.cond.rhs)}"
             out = f"(if {test} then {self.real(piece.expr)} else {out})"
         return out
+
+
+def _wrapped(template: str) -> Callable[[_Translator, sp.Expr], str]:
+    """The translation of a one-argument function: its argument put into `template`."""
+    return lambda tr, e: template.format(tr.real(e.args[0]))
+
+
+# sympy node class -> its Lean real term (anything not here has no Lean translation)
+_REAL_NODES: dict[type, Callable[..., str]] = {
+    sp.Add: lambda tr, e: "(" + " + ".join(tr.real(a) for a in e.args) + ")",
+    sp.Mul: lambda tr, e: "(" + " * ".join(tr.real(a) for a in e.args) + ")",
+    sp.Pow: lambda tr, e: tr._pow(e.base, e.exp),
+    sp.exp: _wrapped("(Real.exp {})"), sp.sin: _wrapped("(Real.sin {})"), sp.cos: _wrapped("(Real.cos {})"),
+    sp.tan: _wrapped("(Real.tan {})"), sp.Abs: _wrapped("|{}|"), sp.log: _Translator._log,
+    sp.Min: _Translator._min_max, sp.Max: _Translator._min_max,
+    sp.floor: lambda tr, e: f"(({tr.z(e)} : ℤ) : ℝ)", sp.ceiling: lambda tr, e: f"(({tr.z(e)} : ℤ) : ℝ)",
+    sp.factorial: lambda tr, e: f"((Nat.factorial {tr._natural(e.args[0])} : ℕ) : ℝ)",
+    sp.harmonic: _Translator._harmonic, sp.Sum: _Translator._outer_sum, sp.Piecewise: _Translator._piecewise,
+}
 
 
 def lean_statement(claim: Claim | ParsedClaim) -> str:

@@ -14,11 +14,13 @@ import atexit
 import importlib.util
 import math
 import time
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 from eurekaclaw.line_worker import WorkerPool
 from eurekaclaw.types.artifacts import CheckResult, Claim
+from eurekaclaw.verify.claims import ParsedClaim
 from eurekaclaw.verify.exact import evaluate_parsed, parsed_for
 from eurekaclaw.verify.grammar import ClaimError
 from eurekaclaw.verify.smt_worker import READY
@@ -84,50 +86,67 @@ def smt_check(claim: Claim, *, timeout_s: float = 10.0, solver: str = "z3") -> C
     except (RuntimeError, OSError) as exc:
         return CheckResult(checker=solver, verdict="error", detail=str(exc), seconds=round(time.monotonic() - started, 3))
     version = reply.get("version") or solver_version(solver)
-    status = reply.get("status")
-    reason = str(reply.get("reason") or "")
 
     def result(verdict: str, detail: str, counterexample: dict[str, Any] | None = None) -> CheckResult:
         return CheckResult(checker=solver, verdict=verdict, detail=detail, version=version,  # type: ignore[arg-type]
                            counterexample=counterexample, seconds=round(time.monotonic() - started, 3))
 
+    return _verdict(reply, parsed, solver, result)
+
+
+_Result = Callable[..., CheckResult]
+
+
+def _verdict(reply: dict[str, Any], parsed: ParsedClaim, solver: str, result: _Result) -> CheckResult:
+    """The check's result from the worker's reply (a model is only a candidate until the exact
+    re-check confirms it)."""
+    status = reply.get("status")
+    reason = str(reply.get("reason") or "")
     if status == "unsat":
-        form = f" (checked on {reply['form']})" if reply.get("form") else ""
-        dropped = [str(d) for d in reply.get("dropped") or []]
-        if dropped:
-            # Proved without some premises; the witness must show the claim is not vacuous.
-            witness = reply.get("witness") or {}
-            ev = evaluate_parsed(parsed, witness)
-            if ev.holds is False:
-                return result("failed", f"counterexample {witness}: {ev.detail}", witness)
-            if ev.status not in ("holds", "undecided"):
-                return result("unknown", f"{solver} proved the conclusion from the premises it can express, but could not "
-                                         f"show that the others ({'; '.join(dropped)}) can hold: {ev.detail}")
-            form += f"; without the premises {solver} cannot express ({'; '.join(dropped)}), which hold at {witness}"
-        return result("passed", f"{solver} proved it: no point in the domain that satisfies the assumptions "
-                                f"(and where every expression is defined) violates the conclusion{form}")
-    if status == "vacuous":
-        return result("unknown", f"vacuous: {reason}; nothing was proved")
+        return _proved(reply, parsed, solver, result)
     if status == "sat":
-        model = reply.get("model") or {}
-        floats = _to_float_point(model)
-        tries = [floats] if floats is not None else []
-        if reply.get("exact") or floats is None:
-            tries.append(model)
-        last = ""
-        for point in tries:
-            ev = evaluate_parsed(parsed, point)
-            if ev.holds is False:
-                return result("failed", f"counterexample {point}: {ev.detail}", point)
-            last = ev.detail
-        return result("unknown", f"{solver} reported a model {model} that the exact re-check did not confirm ({last})")
-    if status == "timeout":
-        return result("unknown", f"timeout: {reason}")
-    if status == "untranslatable":
-        return result("unknown", f"not expressible for {solver}: {reason}")
-    if status == "unknown":
-        return result("unknown", f"{solver} returned unknown ({reason})")
+        return _refuted(reply, parsed, solver, result)
+    unknown = {
+        "vacuous": f"vacuous: {reason}; nothing was proved",
+        "timeout": f"timeout: {reason}",
+        "untranslatable": f"not expressible for {solver}: {reason}",
+        "unknown": f"{solver} returned unknown ({reason})",
+    }
+    if isinstance(status, str) and status in unknown:
+        return result("unknown", unknown[status])
     return result("error", reason or f"unexpected reply {reply!r}"[:300])
+
+
+def _proved(reply: dict[str, Any], parsed: ParsedClaim, solver: str, result: _Result) -> CheckResult:
+    form = f" (checked on {reply['form']})" if reply.get("form") else ""
+    dropped = [str(d) for d in reply.get("dropped") or []]
+    if dropped:
+        # Proved without some premises; the witness must show the claim is not vacuous.
+        witness = reply.get("witness") or {}
+        ev = evaluate_parsed(parsed, witness)
+        if ev.holds is False:
+            return result("failed", f"counterexample {witness}: {ev.detail}", witness)
+        if ev.status not in ("holds", "undecided"):
+            return result("unknown", f"{solver} proved the conclusion from the premises it can express, but could not "
+                                     f"show that the others ({'; '.join(dropped)}) can hold: {ev.detail}")
+        form += f"; without the premises {solver} cannot express ({'; '.join(dropped)}), which hold at {witness}"
+    return result("passed", f"{solver} proved it: no point in the domain that satisfies the assumptions "
+                            f"(and where every expression is defined) violates the conclusion{form}")
+
+
+def _refuted(reply: dict[str, Any], parsed: ParsedClaim, solver: str, result: _Result) -> CheckResult:
+    model = reply.get("model") or {}
+    floats = _to_float_point(model)
+    tries = [floats] if floats is not None else []
+    if reply.get("exact") or floats is None:
+        tries.append(model)
+    last = ""
+    for point in tries:
+        ev = evaluate_parsed(parsed, point)
+        if ev.holds is False:
+            return result("failed", f"counterexample {point}: {ev.detail}", point)
+        last = ev.detail
+    return result("unknown", f"{solver} reported a model {model} that the exact re-check did not confirm ({last})")
 
 
 def smt_analyse(claim: Claim, *, timeout_s: float = 5.0, solver: str = "z3") -> dict[str, Any]:

@@ -5,7 +5,7 @@ Everything is kept in real arithmetic (integer variables enter through ToReal) s
 real division. Square roots and other fractional powers become fresh variables (y ≥ 0,
 y^q = x); absolute value, min, max, floor and ceiling become if-then-else / ToInt; log, exp,
 symbolic powers, harmonic numbers, unclosed power sums, pi and e become fresh variables with
-true axioms instantiated at the terms that occur (smt_axioms.py); sympy's piecewise closed forms
+true axioms instantiated at the terms that occur (smt_terms.py, smt_axioms.py); sympy's piecewise closed forms
 become if-then-else. Anything else (trigonometry, factorial, binomial) is untranslatable and the
 answer is "unknown" — never a pass.
 
@@ -19,20 +19,19 @@ untranslatable, sympy's simplified form (exp(log(x)) → x) is tried under the s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import sympy as sp
 
+from eurekaclaw.verify import smt_terms
 from eurekaclaw.verify.claims import ParsedClaim, Relation
-from eurekaclaw.verify.forms import evaluated
+from eurekaclaw.verify.forms import evaluated, node_handler
 from eurekaclaw.verify.smt_axioms import Axioms
+from eurekaclaw.verify.smt_terms import Untranslatable as Untranslatable  # re-exported
 
 MAX_POWER = 64
 MAX_ROOT = 6
-
-
-class Untranslatable(Exception):
-    """The claim uses something the SMT backend cannot express."""
 
 
 class Translator:
@@ -75,10 +74,10 @@ class Translator:
         self._cache[e] = out
         return out
 
-    def _const(self, value: sp.Rational) -> Any:
+    def const(self, value: sp.Rational) -> Any:
         return self.zz.RealVal(str(value))
 
-    def _new_real(self, hint: str) -> Any:
+    def new_real(self, hint: str) -> Any:
         self.fresh += 1
         return self.zz.Real(f"_{hint}{self.fresh}")
 
@@ -103,73 +102,75 @@ class Translator:
             self.defs.extend(self.ax.axioms())
 
     def _expr(self, e: sp.Expr) -> Any:
-        zz = self.zz
+        atom = self._atom(e)
+        if atom is not None:
+            return atom
+        handler = node_handler(self._NODES, e)
+        if handler is None:
+            raise Untranslatable(f"{_describe(e)} has no SMT translation")
+        return handler(self, e)
+
+    def _atom(self, e: sp.Expr) -> Any:
+        """A symbol or a constant; None for anything else (an irrational constant keeps its
+        structure and goes on to the node translators)."""
         if e.is_Symbol:
             if e not in self.real_of:
                 raise Untranslatable(f"symbol {e} (a sum index) cannot be translated")
             return self.real_of[e]
         if e.is_Rational:
-            return self._const(e)
+            return self.const(e)
         if e is sp.pi:
             return self.ax.constant("pi")
         if e is sp.E:
-            return self.ax.exp(sp.E, self._const(sp.Integer(1)), sp.Integer(1))
+            return self.ax.exp(sp.E, self.const(sp.Integer(1)), sp.Integer(1))
         if e.is_number:
             # A constant has no domain to lose: fold it (2^(1/2)*2^(1/2) is just 2), and keep
             # the structure only when its value is irrational.
             value = evaluated(e)
             if value.is_Rational:
-                return self._const(value)
+                return self.const(value)
             if value.is_real is False:
                 raise Untranslatable(f"the constant {e} is not real")
-        if isinstance(e, sp.Add):
-            terms = [self.expr(a) for a in e.args]
-            out = terms[0]
-            for t in terms[1:]:
-                out = out + t
-            return out
-        if isinstance(e, sp.Mul):
-            num, den = [], []
-            for a in e.args:
-                if isinstance(a, sp.Pow) and a.exp.is_Rational and a.exp.is_negative:
-                    den.append(self.expr(sp.Pow(a.base, -a.exp, evaluate=False) if a.exp != -1 else a.base))
-                else:
-                    num.append(self.expr(a))
-            out = num[0] if num else self._const(sp.Integer(1))
-            for t in num[1:]:
-                out = out * t
-            for t in den:
-                self.needs.append(t != self._const(sp.Integer(0)))
-                out = out / t
-            return out
-        if isinstance(e, sp.Pow):
-            return self._pow(e)
-        if isinstance(e, sp.Abs):
-            a = self.expr(e.args[0])
-            return zz.If(a >= 0, a, -a)
-        if isinstance(e, sp.Min | sp.Max):
-            items = [self.expr(a) for a in e.args]
-            out = items[0]
-            for t in items[1:]:
-                out = zz.If(t < out, t, out) if isinstance(e, sp.Min) else zz.If(t > out, t, out)
-            return out
-        if isinstance(e, sp.log):
-            return self._log(e)
-        if isinstance(e, sp.exp):
-            arg = e.args[0]
-            value = evaluated(arg) if arg.is_number else None
-            return self.ax.exp(e, self.expr(arg), value if value is not None and value.is_Rational else None)
-        if isinstance(e, sp.Piecewise):
-            return self._piecewise(e)
-        if isinstance(e, sp.harmonic):
-            return self._harmonic(e)
-        if isinstance(e, sp.Sum):
-            return self._power_sum(e)
-        if isinstance(e, sp.floor):
-            return zz.ToReal(zz.ToInt(self.expr(e.args[0])))
-        if isinstance(e, sp.ceiling):
-            return -zz.ToReal(zz.ToInt(-self.expr(e.args[0])))
-        raise Untranslatable(f"{_describe(e)} has no SMT translation")
+        return None
+
+    def _add(self, e: sp.Add) -> Any:
+        terms = [self.expr(a) for a in e.args]
+        out = terms[0]
+        for t in terms[1:]:
+            out = out + t
+        return out
+
+    def _mul(self, e: sp.Mul) -> Any:
+        num, den = [], []
+        for a in e.args:
+            if isinstance(a, sp.Pow) and a.exp.is_Rational and a.exp.is_negative:
+                den.append(self.expr(sp.Pow(a.base, -a.exp, evaluate=False) if a.exp != -1 else a.base))
+            else:
+                num.append(self.expr(a))
+        out = num[0] if num else self.const(sp.Integer(1))
+        for t in num[1:]:
+            out = out * t
+        for t in den:
+            self.needs.append(t != self.const(sp.Integer(0)))
+            out = out / t
+        return out
+
+    def _abs(self, e: sp.Abs) -> Any:
+        a = self.expr(e.args[0])
+        return self.zz.If(a >= 0, a, -a)
+
+    def _min_max(self, e: sp.Min | sp.Max) -> Any:
+        items = [self.expr(a) for a in e.args]
+        out = items[0]
+        for t in items[1:]:
+            out = self.zz.If(t < out, t, out) if isinstance(e, sp.Min) else self.zz.If(t > out, t, out)
+        return out
+
+    def _floor(self, e: sp.floor) -> Any:
+        return self.zz.ToReal(self.zz.ToInt(self.expr(e.args[0])))
+
+    def _ceiling(self, e: sp.ceiling) -> Any:
+        return -self.zz.ToReal(self.zz.ToInt(-self.expr(e.args[0])))
 
     def _pow(self, e: sp.Pow) -> Any:
         base, exp = e.base, e.exp
@@ -178,7 +179,7 @@ class Translator:
             if value.is_Rational:
                 exp = value
         if not exp.is_Rational:
-            return self._symbolic_pow(e)
+            return smt_terms.symbolic_pow(self, e)
         if exp.is_integer:
             n = int(exp)
             if abs(n) > MAX_POWER:
@@ -186,84 +187,23 @@ class Translator:
             b = self.expr(base)
             out = self._int_power(b, abs(n))
             if n < 0:
-                self.needs.append(b != self._const(sp.Integer(0)))
-                return self._const(sp.Integer(1)) / out
+                self.needs.append(b != self.const(sp.Integer(0)))
+                return self.const(sp.Integer(1)) / out
             return out
         p, q = int(exp.p), int(exp.q)
         if q > MAX_ROOT or abs(p) > MAX_POWER:
             raise Untranslatable(f"the power {e} has no SMT translation")
         b = self.expr(base)
-        root = self._new_real("root")
-        zero = self._const(sp.Integer(0))
+        root = self.new_real("root")
+        zero = self.const(sp.Integer(0))
         # Conditional, so that a definition never constrains the variables by itself (root^2 == b
         # alone would force b >= 0): the needs say where the root is defined, the defs what it is.
         self.defs.append(self.zz.Implies(b >= zero, self.zz.And(root >= zero, self._int_power(root, q) == b)))
         if p < 0:
             self.needs.append(b > zero)
-            return self._const(sp.Integer(1)) / self._int_power(root, abs(p))
+            return self.const(sp.Integer(1)) / self._int_power(root, abs(p))
         self.needs.append(b >= zero)
         return self._int_power(root, p)
-
-    # -- transcendental terms (axioms in smt_axioms.py) -------------------------------------------
-    def _log(self, e: sp.log) -> Any:
-        arg = e.args[0]
-        t = self.expr(arg)
-        self.needs.append(t > self._const(sp.Integer(0)))
-        return self._log_term(e, arg, t, depth=0)
-
-    def _log_term(self, key: sp.Basic, arg: sp.Expr, t: Any, depth: int) -> Any:
-        """The variable for log(arg) (t = arg translated), with no definedness need of its own
-        (its axioms are guarded by t > 0); a product of powers is also decomposed into the
-        logs of its bases, valid where every base is positive."""
-        value = evaluated(arg) if arg.is_number else None
-        var, new = self.ax.log(key, t, value if value is not None and value.is_Rational else None)
-        if not new:
-            return var
-        if self.has_root:
-            root = self._new_real("sqrtlog")
-            zero = self._const(sp.Integer(0))
-            self.defs.append(self.zz.Implies(t >= zero, self.zz.And(root >= zero, root * root == t)))
-            self.ax.roots_of_logs.append((self.ax.logs[-1], root))
-        if depth < 2 and not arg.is_number:
-            parts = _power_factors(arg)
-            if parts is not None and (len(parts) > 1 or parts[0][1] != 1):
-                zero = self._const(sp.Integer(0))
-                state = self.snapshot()
-                try:
-                    guards, total = [], None
-                    for base, q in parts:
-                        b = self.expr(base)
-                        guards.append(b > zero)
-                        lb = self._log_term(sp.log(base, evaluate=False), base, b, depth + 1)
-                        item = lb if q == 1 else self._const(q) * lb
-                        total = item if total is None else total + item
-                    # log(Π b_i^q_i) = Σ q_i log(b_i) where every b_i > 0 (not merely the product)
-                    self.defs.append(self.zz.Implies(self.zz.And(*guards), var == total))
-                except Untranslatable:
-                    self.restore(state)
-        return var
-
-    def _symbolic_pow(self, e: sp.Pow) -> Any:
-        """b^x with a symbolic exponent: exp(x*log b) where b > 0."""
-        base, exponent = e.base, e.exp
-        x = self.expr(exponent)
-        if base is sp.E:
-            return self.ax.exp(e, x)
-        zero = self._const(sp.Integer(0))
-        b_val = evaluated(base) if base.is_number else None
-        if b_val is not None and b_val.is_Rational:
-            if b_val <= 0:
-                raise Untranslatable(f"the power {e} has a non-positive constant base and a symbolic exponent")
-            if b_val == 1:
-                return self._const(sp.Integer(1))
-            lb = self._log_term(sp.log(b_val, evaluate=False), b_val, self._const(b_val), 1)
-            var = self.ax.exp(e, x * lb)
-            self.ax.cpow(b_val, exponent, var)
-            return var
-        b = self.expr(base)
-        self.needs.append(b > zero)
-        lb = self._log_term(sp.log(base, evaluate=False), base, b, 1)
-        return self.ax.exp(e, x * lb)
 
     def _piecewise(self, e: sp.Piecewise) -> Any:
         """Nested if-then-else; the definedness needs of a branch count only where it is taken."""
@@ -307,61 +247,22 @@ class Translator:
                 return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
         raise Untranslatable(f"the condition {cond} has no SMT translation")
 
-    def _harmonic(self, e: sp.harmonic) -> Any:
-        """harmonic(n, m): the closed form sympy gives Σ_{k=1}^{n} 1/k^m (claims.py), n >= 0."""
-        n_expr = e.args[0]
-        m = e.args[1] if len(e.args) > 1 else sp.Integer(1)
-        if not (m.is_Rational and m > 0) or n_expr.is_integer is not True:
-            raise Untranslatable(f"{e} has no SMT translation")
-        n = self.expr(n_expr)
-        zero, one = self._const(sp.Integer(0)), self._const(sp.Integer(1))
-        self.needs.append(n >= zero)
-        log_n = log_n1 = None
-        if m == 1:
-            log_n = self._log_term(sp.log(n_expr, evaluate=False), n_expr, n, 1)
-            n1 = sp.Add(n_expr, sp.Integer(1), evaluate=False)
-            log_n1 = self._log_term(sp.log(n1, evaluate=False), n1, n + one, 1)
-        return self.ax.harmonic(e, n, m, log_n, log_n1)
-
-    def _power_sum(self, e: sp.Sum) -> Any:
-        """Σ_{k=1}^{N} c*k^p that sympy left unclosed: bounded by integrals (k^p is monotonic)."""
-        (k, low, high), = e.limits
-        summand = evaluated(e.function)
-        coeff, rest = summand.as_coeff_Mul()
-        p = sp.Integer(1) if rest == k else (rest.exp if isinstance(rest, sp.Pow) and rest.base == k else None)
-        if low != 1 or p is None or not p.is_Rational or p in (0, -1) or not coeff.is_Rational or coeff <= 0 or p.q > 6:
-            raise Untranslatable(f"the sum {e} has no closed form and no SMT translation")
-        if high.free_symbols & {k} or not high.free_symbols <= set(self.real_of):
-            raise Untranslatable(f"the sum {e} has no SMT translation")
-        zz = self.zz
-        zero, one = self._const(sp.Integer(0)), self._const(sp.Integer(1))
-        N = self.expr(high)
-        q = p + 1
-        n = len(self.needs)
-        up = self.expr(sp.Pow(high, q, evaluate=False))
-        up1 = self.expr(sp.Pow(sp.Add(high, sp.Integer(1), evaluate=False), q, evaluate=False))
-        del self.needs[n:]  # the powers are used only under N >= 0 below
-        S = self.ax.fresh("sum", e)
-        c, qq = self._const(coeff), self._const(q)
-        if p < 0:
-            lower = (up1 - one) / qq
-            upper = one + (up - one) / qq
-            facts = [zz.Implies(N >= zero, S >= c * lower), zz.Implies(N >= one, S <= c * upper)]
-        else:
-            facts = [zz.Implies(N >= zero, S >= c * up / qq), zz.Implies(N >= zero, S <= c * (up1 - one) / qq)]
-        facts += [zz.Implies(N == zero, S == zero), zz.Implies(N >= zero, S >= zero)]
-        self.ax.facts.extend(facts)
-        return S
-
     def _int_power(self, b: Any, n: int) -> Any:
         if n == 0:
-            return self._const(sp.Integer(1))
+            return self.const(sp.Integer(1))
         if n <= 8:
             out = b
             for _ in range(n - 1):
                 out = out * b
             return out
         return b**n
+
+    # sympy node class -> its translation (anything not here is untranslatable)
+    _NODES: dict[type, Callable[..., Any]] = {
+        sp.Add: _add, sp.Mul: _mul, sp.Pow: _pow, sp.Abs: _abs, sp.Min: _min_max, sp.Max: _min_max,
+        sp.log: smt_terms.log, sp.exp: smt_terms.exp, sp.Piecewise: _piecewise,
+        sp.harmonic: smt_terms.harmonic, sp.Sum: smt_terms.power_sum, sp.floor: _floor, sp.ceiling: _ceiling,
+    }
 
     # -- relations and the query ------------------------------------------------------------------
     def relation(self, rel: Relation) -> Any:
@@ -377,10 +278,10 @@ class Translator:
         for name, dom in self.parsed.domains.items():
             v = self.vars[name]
             if dom.lo is not None:
-                lo = self.zz.IntVal(int(dom.lo)) if dom.kind == "int" else self._const(dom.lo)
+                lo = self.zz.IntVal(int(dom.lo)) if dom.kind == "int" else self.const(dom.lo)
                 out.append(v > lo if dom.lo_open else v >= lo)
             if dom.hi is not None:
-                hi = self.zz.IntVal(int(dom.hi)) if dom.kind == "int" else self._const(dom.hi)
+                hi = self.zz.IntVal(int(dom.hi)) if dom.kind == "int" else self.const(dom.hi)
                 out.append(v < hi if dom.hi_open else v <= hi)
         return out
 
@@ -419,34 +320,6 @@ def _has_root(parsed: ParsedClaim) -> bool:
             if isinstance(node, sp.Pow) and node.exp.is_Rational and not node.exp.is_integer:
                 return True
     return False
-
-
-def _power_factors(arg: sp.Expr) -> list[tuple[sp.Expr, sp.Rational]] | None:
-    """arg as Π base^q (rational q, positive constant factors merged into one), or None when
-    a factor is a non-positive constant."""
-    factors = list(arg.args) if isinstance(arg, sp.Mul) else [arg]
-    out: list[tuple[sp.Expr, sp.Rational]] = []
-    const = sp.Integer(1)
-    stack = factors[::-1]
-    while stack:
-        f = stack.pop()
-        if isinstance(f, sp.Mul):
-            stack.extend(f.args[::-1])
-        elif f.is_number:
-            value = evaluated(f)
-            if not value.is_Rational:
-                out.append((f, sp.Integer(1)))
-            else:
-                const *= value
-        elif isinstance(f, sp.Pow) and f.exp.is_Rational:
-            out.append((f.base, f.exp))
-        else:
-            out.append((f, sp.Integer(1)))
-    if const <= 0:
-        return None
-    if const != 1:
-        out.append((const, sp.Integer(1)))
-    return out
 
 
 def _describe(e: sp.Expr) -> str:
