@@ -59,7 +59,8 @@ def checked_metadata(report: SimulationReport) -> dict[str, Any]:
         "series": {s.name: {"policy": s.policy, "instance": s.instance, "runs": s.runs} for s in report.series},
         "variables": {k: dict(v) for k, v in report.variables.items()},
         "bounds": {b.name: {"expression": b.expression, "direction": b.direction, "asymptotic": b.asymptotic,
-                            "rate": b.rate, "lemma_id": b.lemma_id} for b in report.bounds},
+                            "rate": b.rate, "lemma_id": b.lemma_id, "series": list(b.series)}
+                   for b in report.bounds},
     }
 
 

@@ -3,8 +3,9 @@ bound-check table.
 
 Figures a reader can use: one panel per instance (a series `policy@instance` belongs to the
 panel of `instance`), at most MAX_SERIES_PER_PANEL policy series per panel (more are split over
-further panels), the bounds of that instance dashed in every one of its panels, ± one standard
-error shaded, a logarithmic horizon only when it spans at least two decades, and the legend
+further panels), a bound of that instance dashed only in the panels that show a policy it was
+derived for (the series the experiment checked it against; a bound for no named series is for
+all of them), ± one standard error shaded, a logarithmic horizon only when it spans at least two decades, and the legend
 outside the plot. A policy that reports its realised regret (the sum of mu* - X_t, beside the
 pseudo-regret of the mean curve) gets a second curve "<policy> (realised)" with its own band,
 next to it in the same panel. A policy that reports its best-arm rate (the fraction of pulls of
@@ -24,6 +25,7 @@ import csv
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from eurekaclaw.types.artifacts import BoundCheck, ExperimentResult
 
@@ -91,6 +93,18 @@ class ExperimentView:
 
     rate_series: list[Series] = field(default_factory=list)  # best-arm rates, one per policy
     default_instance: str = ""  # the only instance of the spec, for series without "@instance"
+    bound_series: dict[str, set[str]] = field(default_factory=dict)  # bound -> series it is about
+
+    def bound_targets(self, bound: Series) -> set[str] | None:
+        """The policy series a bound curve belongs to; None: every series (nothing names them)."""
+        base = bound.name[len(BOUND_PREFIX) :]
+        if base not in self.bound_series and INSTANCE_SEP in base:
+            base = base.rsplit(INSTANCE_SEP, 1)[0]  # the per-instance curve "<bound>@<instance>"
+        return self.bound_series.get(base) or None
+
+    def _belongs(self, bound: Series, chunk: list[Series]) -> bool:
+        targets = self.bound_targets(bound)
+        return not chunk or targets is None or any(s.name in targets for s in chunk)
 
     @property
     def has_plot(self) -> bool:
@@ -131,7 +145,7 @@ class ExperimentView:
         for instance, members in groups.items():
             bounds = [s for s in members if s.is_bound] + shared_bounds
             for chunk in _chunks([s for s in members if not s.is_bound]) or [[]]:
-                members_ = chunk + bounds
+                members_ = chunk + [b for b in bounds if self._belongs(b, chunk)]
                 ts = [t for s in members_ for t, _ in s.points]
                 panels.append(Panel(instance, members_, log_x=bool(ts) and max(ts) / min(ts) >= 100,
                                     y_label=self.y_label))
@@ -252,6 +266,44 @@ def _only_instance(spec: dict[str, object]) -> str:
     return ""
 
 
+def bound_series(result: ExperimentResult) -> dict[str, set[str]]:
+    """Which series each bound was derived for: the series the experiment checked it against
+    (recorded in spec["checked"]; older results: the names of its checks and rate fits, and the
+    MAB spec's `policies` of a bound). A bound found in none of them is about every series."""
+    checked = _dict(result.spec.get("checked"))
+    known = _dict(checked.get("bounds"))
+    out: dict[str, set[str]] = {}
+    for name, meta in known.items():
+        if isinstance(meta, dict) and isinstance(meta.get("series"), list):
+            out.setdefault(name, set()).update(str(n) for n in meta["series"])
+    for check in result.bound_checks:
+        bound = next((b for b in known if check.name.startswith(b + INSTANCE_SEP)), None)
+        bound = bound or check.name.partition(INSTANCE_SEP)[0]
+        if check.name[len(bound) + 1 :]:  # a check without "@<series>" names no series
+            out.setdefault(bound, set()).add(check.name[len(bound) + 1 :])
+    for fit in result.rate_fits:
+        if fit.get("bound") and fit.get("series"):
+            out.setdefault(str(fit["bound"]), set()).add(str(fit["series"]))
+    _spec_policies(result.spec, checked, out)
+    return {k: v for k, v in out.items() if v}
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _spec_policies(spec: dict[str, Any], checked: dict[str, Any], out: dict[str, set[str]]) -> None:
+    """A MAB spec's bound names the policies it is about; its series are those of that policy."""
+    series = _dict(checked.get("series"))
+    bounds = spec.get("bounds")
+    for b in bounds if isinstance(bounds, list) else []:
+        if not (isinstance(b, dict) and b.get("policies") and b.get("name")):
+            continue
+        mine = {n for n, m in series.items() if isinstance(m, dict) and m.get("policy") in b["policies"]}
+        if mine:
+            out.setdefault(str(b["name"]), set()).update(mine)
+
+
 def experiment_view(result: ExperimentResult | None, session_dir: Path | None) -> ExperimentView | None:
     """None when no experiment completed (the paper then has no experiments section)."""
     if result is None or result.status != "completed":
@@ -268,6 +320,7 @@ def experiment_view(result: ExperimentResult | None, session_dir: Path | None) -
         ),
         runs=_spec_runs(result.spec),
         default_instance=_only_instance(result.spec),
+        bound_series=bound_series(result),
     )
     if result.plot_csv and session_dir is not None:
         path = Path(session_dir) / Path(result.plot_csv).name

@@ -1,7 +1,10 @@
 """The experiment's figures as pgfplots data for the paper template.
 
 One figure per measure: the regret figure (pseudo-regret, realised regret, bounds dashed) and,
-when the policies report it, the best-arm-rate figure. Each panel names its instance in its
+when the policies report it, the best-arm-rate figure. A bound belongs to the policies it was
+derived for: it is drawn only in panels showing one of them (ExperimentView.panels), in its
+policy's colour when the panel shows exactly one of its policies, and the caption names each
+bound with its policies. Each panel names its instance in its
 title and what it plots in its own y-axis label; a policy keeps its colour in every panel of
 both figures, so they read together. At most MAX_PANELS panels per figure (the CSV has the rest).
 """
@@ -39,24 +42,37 @@ def _policy(s: Series) -> str:
     return s.short_label[: -len(s.suffix)] if s.suffix else s.short_label
 
 
-def _panel_series(panel: Panel, colors: dict[str, str]) -> list[dict[str, Any]]:
+def _owners(bound: Series, panel: Panel, view: ExperimentView) -> list[str] | None:
+    """The policies of this panel the bound was derived for; None: it is about every policy."""
+    targets = view.bound_targets(bound)
+    if targets is None:
+        return None
+    return list(dict.fromkeys(_policy(s) for s in panel.series if not s.is_bound and s.name in targets))
+
+
+def _bound_entry(s: Series, panel: Panel, view: ExperimentView, colors: dict[str, str], k: int) -> dict[str, Any]:
+    owners = _owners(s, panel, view)
+    color = colors.get(owners[0], "black!75") if owners and len(owners) == 1 else "black!75"
+    style = f"color={color}, thick, mark=none, {BOUND_DASHES[k % len(BOUND_DASHES)]}"
+    return {"label": s.short_label, "style": Tex(style), "band": None, "data": _table(s.points),
+            "bound": s.short_label[: -len(s.suffix)], "owners": owners}
+
+
+def _curve_entry(s: Series, colors: dict[str, str]) -> dict[str, Any]:
+    color = colors.setdefault(_policy(s), PALETTE[len(colors) % len(PALETTE)])
+    if s.realised:
+        color += "!45!white"
+    return {"label": s.short_label, "style": Tex(f"color={color}, thick, mark=none"), "band": _band(s, color),
+            "data": _table(s.points)}
+
+
+def _panel_series(panel: Panel, colors: dict[str, str], view: ExperimentView) -> list[dict[str, Any]]:
     """A policy has one colour in every panel of both figures (first come, first served); its
-    realised-regret curve is a lighter tint of it."""
-    out = []
-    n_bound = 0
-    for s in panel.series:
-        if s.is_bound:
-            style = f"color=black!75, thick, mark=none, {BOUND_DASHES[n_bound % len(BOUND_DASHES)]}"
-            n_bound += 1
-            band = None
-        else:
-            color = colors.setdefault(_policy(s), PALETTE[len(colors) % len(PALETTE)])
-            if s.realised:
-                color += "!45!white"
-            style = f"color={color}, thick, mark=none"
-            band = _band(s, color)
-        out.append({"label": s.short_label, "style": Tex(style), "band": band, "data": _table(s.points)})
-    return out
+    realised-regret curve is a lighter tint of it, and a bound of it alone in the panel is
+    dashed in it (a bound of several or of every policy is dark grey)."""
+    curves = [_curve_entry(s, colors) for s in panel.series if not s.is_bound]
+    bounds = [s for s in panel.series if s.is_bound]
+    return curves + [_bound_entry(s, panel, view, colors, k) for k, s in enumerate(bounds)]
 
 
 def _y_range(panel: Panel) -> tuple[str, bool]:
@@ -83,13 +99,30 @@ def _layout(panels: list[dict[str, Any]]) -> None:
         ctx["after"] = Tex("" if last else ("\\hfill" if two and k % 2 == 0 else "\\par\\medskip"))
 
 
+def _bounds_phrase(panels: list[dict[str, Any]]) -> str:
+    """Each bound shown, with the policies it was derived for (in the panels it appears in)."""
+    owners: dict[str, list[str] | None] = {}
+    for ser in (ser for p in panels for ser in p["series"] if "bound" in ser):
+        seen = owners.setdefault(ser["bound"], [] if ser["owners"] is not None else None)
+        if seen is not None:
+            seen.extend(o for o in ser["owners"] if o not in seen)
+    parts = [name + (" (for every policy)" if pols is None else f" (for {', '.join(pols)})" if pols else "")
+             for name, pols in owners.items()]
+    head = "dashed: the theoretical bound " if len(parts) == 1 else "dashed: the theoretical bounds "
+    tail = ", each drawn only beside the policies it was derived for" if any(o for o in owners.values()) else ""
+    return head + _join(parts) + tail
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
 def _caption(head: str, view: ExperimentView, panels: list[dict[str, Any]]) -> Tex:
     caption = head + (f" over {view.runs} runs" if view.runs else " over runs") + " for each policy"
-    styles = [str(ser["style"]) for p in panels for ser in p["series"]]
     if any(ser["band"] for p in panels for ser in p["series"]):
         caption += "; shaded: $\\pm$ one standard error"
-    if any("dash" in st or "dotted" in st for st in styles):
-        caption += "; dashed: theoretical bounds"
+    if any("bound" in ser for p in panels for ser in p["series"]):
+        caption += "; " + _bounds_phrase(panels)
         if any(p["clipped"] for p in panels):
             caption += " (cut off where they leave the top of a panel; the bound table has their values)"
     tex = escape_text(caption).replace("\\$\\textbackslash{}pm\\$", "$\\pm$").replace("time t ", "time $t$ ")
@@ -115,7 +148,7 @@ def figures_context(view: ExperimentView) -> tuple[list[dict[str, Any]], list[st
             "y_label": panel.y_label,
             "y_range": Tex(y_range),
             "clipped": clipped,
-            "series": _panel_series(panel, colors),
+            "series": _panel_series(panel, colors, view),
         })
     figures = []
     for metric, panels in by_metric.items():
