@@ -19,7 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from eurekaclaw.agents.writer.bibtex import render_bibtex
-from eurekaclaw.agents.writer.compile import CompileResult, Toolchain, compile_tex
+from eurekaclaw.agents.writer.compile import (
+    CompileResult,
+    LatexLog,
+    LogError,
+    Toolchain,
+    compile_tex,
+)
 from eurekaclaw.agents.writer.doc import PROSE_FIELDS, PaperDoc
 from eurekaclaw.agents.writer.render import RenderInfo, block_at_line, render_tex
 from eurekaclaw.store.files import atomic_write_text
@@ -76,24 +82,43 @@ def _blocks_mentioning(doc: PaperDoc, pattern: re.Pattern[str]) -> list[str]:
 def deterministic_fix(doc: PaperDoc, tex: str, result: CompileResult) -> str | None:
     """Apply one deterministic repair for the first problem in the log; describe it, or None."""
     log = result.log
+    action = _leave_out_missing_plot(doc, log) or _replace_unsetable_chars(doc, log)
+    if action:
+        return action
+    if log.errors:
+        # a run stopped by an error never reached BibTeX: its undefined citations mean nothing
+        return _fix_error_block(doc, tex, log)
+    return _drop_unknown_citations(doc, log) or _show_unknown_refs(doc, log)
+
+
+def _leave_out_missing_plot(doc: PaperDoc, log: LatexLog) -> str | None:
     if "pgfplots.sty" in log.missing_files and doc.show_plot and doc.experiment is not None:
         doc.show_plot = False
         doc.notes.append("pgfplots is not installed (Debian package texlive-pictures); the plot was left out")
         return "left out the plot: pgfplots.sty is missing"
-    if log.unicode_chars:
-        fixed = []
-        for ch in log.unicode_chars:
-            for name in PROSE_FIELDS:
-                if ch in doc.prose.get(name, ""):
-                    doc.prose[name] = doc.prose[name].replace(ch, "?")
-                    fixed.append(name)
-            blocks = [b for b in _blocks_mentioning(doc, re.compile(re.escape(ch)))
-                      if ch not in doc.block_bad_chars.get(b, set())]
-            for b in blocks:
-                doc.block_bad_chars.setdefault(b, set()).add(ch)
-            fixed += blocks
-        if fixed:
-            return "replaced characters pdflatex cannot set in: " + ", ".join(dict.fromkeys(fixed))
+    return None
+
+
+def _replace_unsetable_chars(doc: PaperDoc, log: LatexLog) -> str | None:
+    fixed = []
+    for ch in log.unicode_chars:
+        for name in PROSE_FIELDS:
+            if ch in doc.prose.get(name, ""):
+                doc.prose[name] = doc.prose[name].replace(ch, "?")
+                fixed.append(name)
+        blocks = [b for b in _blocks_mentioning(doc, re.compile(re.escape(ch)))
+                  if ch not in doc.block_bad_chars.get(b, set())]
+        for b in blocks:
+            doc.block_bad_chars.setdefault(b, set()).add(ch)
+        fixed += blocks
+    if fixed:
+        return "replaced characters pdflatex cannot set in: " + ", ".join(dict.fromkeys(fixed))
+    return None
+
+
+def _fix_error_block(doc: PaperDoc, tex: str, log: LatexLog) -> str | None:
+    """A repair of the first block a LaTeX error points into; None leaves a prose error to the
+    model fix and plain text (see compile_with_repair)."""
     for err in log.errors:
         block = block_at_line(tex, err.line) if err.line else None
         if block is None:
@@ -102,42 +127,59 @@ def deterministic_fix(doc: PaperDoc, tex: str, result: CompileResult) -> str | N
             doc.show_plot = False
             return f"left out the plot after: {err.message}"
         if block.startswith("prose:"):
-            name = block.split(":", 1)[1]
-            cs = err.undefined_control_sequence()
-            text = doc.prose.get(name, "")
-            if cs and cs[1:].isalpha() and cs in text and name not in doc.plain_prose:
-                doc.prose[name] = re.sub(re.escape(cs) + r"(?![A-Za-z])", cs[1:], text)
-                return f"removed the undefined command {cs} from the {name} prose"
-            return None  # a model fix, then plain text (see compile_with_repair)
-        cs = err.undefined_control_sequence()
-        undefined = doc.block_undefined.setdefault(block, set())
-        if cs and cs[1:].isalpha() and cs[1:] not in undefined and cs in verbatim_text(doc, block):
-            undefined.add(cs[1:])
-            return f"set the undefined command {cs} in {block} as text"
-        if block not in doc.source_blocks:
-            # the last resort: the whole block verbatim, with a visible note (render.as_source)
-            doc.source_blocks.add(block)
-            return f"showed {block} as source text after: {err.message}"
-    if log.errors:
-        # a run stopped by an error never reached BibTeX: its undefined citations mean nothing
+            return _unescape_prose_command(doc, block.split(":", 1)[1], err)
+        action = _fix_verbatim_block(doc, block, err)
+        if action is not None:
+            return action
+    return None
+
+
+def _unescape_prose_command(doc: PaperDoc, name: str, err: LogError) -> str | None:
+    cs = err.undefined_control_sequence()
+    text = doc.prose.get(name, "")
+    if cs and cs[1:].isalpha() and cs in text and name not in doc.plain_prose:
+        doc.prose[name] = re.sub(re.escape(cs) + r"(?![A-Za-z])", cs[1:], text)
+        return f"removed the undefined command {cs} from the {name} prose"
+    return None
+
+
+def _fix_verbatim_block(doc: PaperDoc, block: str, err: LogError) -> str | None:
+    cs = err.undefined_control_sequence()
+    undefined = doc.block_undefined.setdefault(block, set())
+    if cs and cs[1:].isalpha() and cs[1:] not in undefined and cs in verbatim_text(doc, block):
+        undefined.add(cs[1:])
+        return f"set the undefined command {cs} in {block} as text"
+    if block not in doc.source_blocks:
+        # the last resort: the whole block verbatim, with a visible note (render.as_source)
+        doc.source_blocks.add(block)
+        return f"showed {block} as source text after: {err.message}"
+    return None
+
+
+def _drop_unknown_citations(doc: PaperDoc, log: LatexLog) -> str | None:
+    if not log.undefined_citations:
         return None
-    if log.undefined_citations:
-        citable = doc.cite.citable_keys()
-        ours = [k for k in log.undefined_citations if k in citable]
-        if ours:
-            doc.cite.excluded_keys.update(ours)
-            return "dropped citation(s) BibTeX could not resolve: " + ", ".join(ours)
-        keys = "|".join(re.escape(k) for k in log.undefined_citations)
-        blocks = _blocks_mentioning(doc, re.compile(r"\\cite[a-z]*\*?(\[[^\]]*\])*\{[^}]*(" + keys + ")"))
-        if blocks:
-            doc.source_blocks.update(blocks)
-            return "showed as source the verbatim block(s) citing unknown keys: " + ", ".join(blocks)
-    if log.undefined_references:
-        labels = "|".join(re.escape(k) for k in log.undefined_references)
-        blocks = _blocks_mentioning(doc, re.compile(r"\\[a-z]*ref\{(" + labels + r")\}"))
-        if blocks:
-            doc.source_blocks.update(blocks)
-            return "showed as source the verbatim block(s) referring to unknown labels: " + ", ".join(blocks)
+    citable = doc.cite.citable_keys()
+    ours = [k for k in log.undefined_citations if k in citable]
+    if ours:
+        doc.cite.excluded_keys.update(ours)
+        return "dropped citation(s) BibTeX could not resolve: " + ", ".join(ours)
+    keys = "|".join(re.escape(k) for k in log.undefined_citations)
+    blocks = _blocks_mentioning(doc, re.compile(r"\\cite[a-z]*\*?(\[[^\]]*\])*\{[^}]*(" + keys + ")"))
+    if blocks:
+        doc.source_blocks.update(blocks)
+        return "showed as source the verbatim block(s) citing unknown keys: " + ", ".join(blocks)
+    return None
+
+
+def _show_unknown_refs(doc: PaperDoc, log: LatexLog) -> str | None:
+    if not log.undefined_references:
+        return None
+    labels = "|".join(re.escape(k) for k in log.undefined_references)
+    blocks = _blocks_mentioning(doc, re.compile(r"\\[a-z]*ref\{(" + labels + r")\}"))
+    if blocks:
+        doc.source_blocks.update(blocks)
+        return "showed as source the verbatim block(s) referring to unknown labels: " + ", ".join(blocks)
     return None
 
 

@@ -31,7 +31,6 @@ from eurekaclaw.agents.writer.latex_policy import (
     CITE_COMMANDS,
     DANGEROUS_ENVS,
     DEFINERS,
-    DOCUMENT_DEFINERS,
     DROP_ARGUMENT,
     MATH_ENVS,
     REF_COMMANDS,
@@ -40,11 +39,19 @@ from eurekaclaw.agents.writer.latex_policy import (
     expl3_name_end,
     is_blocked,
 )
+from eurekaclaw.agents.writer.tex_skip import (
+    OPT_ARG,
+    group_end,
+    matching_end,
+    skip_definition,
+    skip_group,
+    skip_spaces,
+    skip_stream_operands,
+)
 
 SanitizeMode = Literal["prose", "block"]
 
 _ENV_NAME = re.compile(r"\s*\{([A-Za-z]+\*?)\}")
-_OPT_ARG = re.compile(r"\s*\[[^\[\]{}]*\]")
 
 
 @dataclass
@@ -61,104 +68,6 @@ class SanitizeResult:
 class _Env:
     name: str
     depth: int  # brace depth when the environment opened
-
-
-def group_end(text: str, start: int) -> int:
-    """Index just past the balanced {...} group that opens at `start` (or len(text))."""
-    depth = 0
-    i = start
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return len(text)
-
-
-def _skip_spaces(text: str, i: int) -> int:
-    while i < len(text) and text[i] in " \t":
-        i += 1
-    return i
-
-
-def _skip_group(text: str, i: int) -> int:
-    j = _skip_spaces(text, i)
-    if j < len(text) and text[j] == "{":
-        return group_end(text, j)
-    return i
-
-
-def _skip_definition(name: str, text: str, i: int) -> int:
-    """Skip what a definer consumes: the defined name, parameters and body."""
-    j = _skip_spaces(text, i)
-    if j < len(text) and text[j] == "*":
-        j += 1
-    j = _skip_spaces(text, j)
-    if j < len(text) and text[j] == "\\":
-        m = re.match(r"\\([A-Za-z]+|.)", text[j:], re.DOTALL)
-        j += m.end() if m else 1
-    elif j < len(text) and text[j] == "{":
-        j = group_end(text, j)
-    if name in ("let", "futurelet"):
-        j = _skip_spaces(text, j)
-        if j < len(text) and text[j] == "=":
-            j = _skip_spaces(text, j + 1)
-        m = re.match(r"\\([A-Za-z]+|.)|.", text[j:], re.DOTALL)
-        return j + (m.end() if m else 0)
-    if name in ("def", "gdef", "edef", "xdef"):
-        # parameter text (#1#2, delimiters) runs up to the body's opening brace
-        k = text.find("{", j)
-        if k != -1 and k - j <= 40 and "\n" not in text[j:k]:
-            return group_end(text, k)
-        return j
-    while True:
-        m = _OPT_ARG.match(text, j)
-        if not m:
-            break
-        j = m.end()
-    groups = 2 if name in ("newenvironment", "renewenvironment") else 1
-    if name in DOCUMENT_DEFINERS:
-        # the defined name was skipped above; then the argument spec and body (+ end code)
-        groups = 1 if name.endswith("Copy") else 3 if name.endswith("Environment") else 2
-        if name.endswith("Copy"):
-            j = _skip_spaces(text, j)
-            m = re.match(r"\\([A-Za-z]+|.)", text[j:], re.DOTALL)
-            if m:
-                return j + m.end()
-    for _ in range(groups):
-        j = _skip_group(text, j)
-    return j
-
-
-def _skip_stream_operands(text: str, i: int) -> int:
-    j = _skip_spaces(text, i)
-    m = re.match(r"\\[A-Za-z]+|\d+", text[j:])
-    if m:
-        j = _skip_spaces(text, j + m.end())
-    if j < len(text) and text[j] == "=":
-        j = _skip_spaces(text, j + 1)
-    if j < len(text) and text[j] == "{":
-        return group_end(text, j)
-    m = re.match(r"[^\s{}\\]+", text[j:])  # a file name
-    return j + m.end() if m else j
-
-
-def _matching_end(text: str, name: str, start: int) -> int:
-    """Index just past the \\end{name} that closes an environment whose body starts at start."""
-    pattern = re.compile(r"\\(begin|end)\s*\{" + re.escape(name) + r"\}")
-    depth = 1
-    for m in pattern.finditer(text, start):
-        depth += 1 if m.group(1) == "begin" else -1
-        if depth == 0:
-            return m.end()
-    return len(text)
 
 
 def _escape_stray_dollars(text: str, removed: list[str]) -> str:
@@ -303,27 +212,8 @@ class _Walker:
             return len(text)
         name = m.group(1)
         end = i + m.end()
-        if name in ("(", "["):
-            if self.inline_math is None and not self.in_math():
-                self.inline_math = "\\" + name
-                self.out.append(m.group(0))
-            else:
-                self.removed.append(f"nested \\{name} dropped")
-            return end
-        if name in (")", "]"):
-            if self.inline_math == "\\" + ("(" if name == ")" else "["):
-                self.inline_math = None
-                self.out.append(m.group(0))
-            else:
-                self.removed.append(f"unmatched \\{name} dropped")
-            return end
-        if name == "@":
-            # \@ is harmless alone, but `\@@input` reads like a primitive to a human reviewer
-            self.removed.append("\\@")
-            return end
         if not name.isalpha():
-            self.out.append(m.group(0))
-            return end
+            return self.symbol(name, m.group(0), end)
         if name == "begin":
             return self.begin(end)
         if name == "end":
@@ -337,18 +227,44 @@ class _Walker:
             self.removed.append(f"removed expl3 \\{text[i + 1:expl_end]}")
             return expl_end
         if is_blocked(name) and not (self.mode == "block" and name in BLOCK_MODE_OK):
-            self.removed.append(f"removed \\{name}")
-            if name in DEFINERS:
-                return _skip_definition(name, text, end)
-            if name in STREAM_COMMANDS:
-                return _skip_stream_operands(text, end)
-            if name in DROP_ARGUMENT:
-                j = _skip_spaces(text, end)
-                while j < len(text) and (text[j].isdigit() or text[j] in "=*"):
-                    j += 1
-                return _skip_group(text, j)
-            return end
+            return self.blocked(name, end)
         self.out.append(m.group(0))
+        return end
+
+    def symbol(self, name: str, token: str, end: int) -> int:
+        """A control symbol: a math delimiter kept only where it balances, `\\@` dropped."""
+        if name in ("(", "["):
+            if self.inline_math is None and not self.in_math():
+                self.inline_math = "\\" + name
+                self.out.append(token)
+            else:
+                self.removed.append(f"nested \\{name} dropped")
+        elif name in (")", "]"):
+            if self.inline_math == "\\" + ("(" if name == ")" else "["):
+                self.inline_math = None
+                self.out.append(token)
+            else:
+                self.removed.append(f"unmatched \\{name} dropped")
+        elif name == "@":
+            # \@ is harmless alone, but `\@@input` reads like a primitive to a human reviewer
+            self.removed.append("\\@")
+        else:
+            self.out.append(token)
+        return end
+
+    def blocked(self, name: str, end: int) -> int:
+        """Drop a blocked command together with what it would consume."""
+        text = self.text
+        self.removed.append(f"removed \\{name}")
+        if name in DEFINERS:
+            return skip_definition(name, text, end)
+        if name in STREAM_COMMANDS:
+            return skip_stream_operands(text, end)
+        if name in DROP_ARGUMENT:
+            j = skip_spaces(text, end)
+            while j < len(text) and (text[j].isdigit() or text[j] in "=*"):
+                j += 1
+            return skip_group(text, j)
         return end
 
     def begin(self, end: int) -> int:
@@ -362,7 +278,7 @@ class _Walker:
         theorem_like = self.mode == "prose" and name in THEOREM_LIKE
         if name in DANGEROUS_ENVS or theorem_like:
             self.removed.append(f"environment {name} removed")
-            return _matching_end(text, name, body)
+            return matching_end(text, name, body)
         allowed = name in ALLOWED_ENVS or (self.mode == "block" and name == "proof")
         if not allowed:
             self.removed.append(f"environment {name} unwrapped")
@@ -401,12 +317,12 @@ class _Walker:
             j += 1
         opts_start = j
         while True:
-            m = _OPT_ARG.match(text, j)
+            m = OPT_ARG.match(text, j)
             if not m:
                 break
             j = m.end()
         opts = text[opts_start:j]
-        k = _skip_spaces(text, j)
+        k = skip_spaces(text, j)
         if k < len(text) and text[k] == "{":
             close = group_end(text, k)
             return close, text[end:j], text[k + 1 : close - 1]
