@@ -1,10 +1,12 @@
 """Re-run chosen stages of a finished session with the orchestrator's own stage code.
 
-`review --revise` uses this to redo theory (for named lemmas or the whole proof), the experiment
-and the writer. Each stage is the one `run`/`resume` runs (orchestrator/stages.py); this module
-adds only what a partial re-run needs: which lemmas go back to pending, a prose cache that no
-longer describes the records, and the experiment's evidence applied again (without a re-plan, a
-revision never re-formalizes). The caller owns the bus: it should be a copy it can throw away.
+`review --revise` uses this to redo theory (for named lemmas or the whole proof), the experiment,
+the writer and the evaluation. Each stage is the one `run`/`resume` runs (orchestrator/stages.py),
+run by the orchestrator's StageRunner, so it gets the same retries (STAGE_MAX_RETRIES) and pause
+handling as in a session; this module adds only what a partial re-run needs: which lemmas go back
+to pending, a prose cache that no longer describes the records, and the experiment's evidence
+applied again (without a re-plan, a revision never re-formalizes). The caller owns the bus and
+the session folder: they should be a copy it can throw away.
 """
 
 from __future__ import annotations
@@ -13,24 +15,20 @@ import logging
 from dataclasses import dataclass
 
 from eurekaclaw.agents.base import AgentContext
-from eurekaclaw.agents.stage import Stage
+from eurekaclaw.agents.stage import Stage, StageOutcome
 from eurekaclaw.agents.writer.stage import PROSE_CACHE_KEY
-from eurekaclaw.errors import (
-    BudgetExceededError,
-    EurekaError,
-    LLMAuthError,
-    StageFailedError,
-    StorageError,
-)
+from eurekaclaw.errors import StageFailedError
 from eurekaclaw.llm.context import current_stage
 from eurekaclaw.orchestrator.evidence import apply_experiment_evidence
+from eurekaclaw.orchestrator.progress import RunUI
+from eurekaclaw.orchestrator.stage_runner import PauseRequested, StageRunner
 from eurekaclaw.orchestrator.stages import load_stage
 from eurekaclaw.types.artifacts import TheoryState
-from eurekaclaw.types.tasks import STAGE_ORDER, InputSpec
+from eurekaclaw.types.tasks import STAGE_ORDER, InputSpec, PipelineState
 
 log = logging.getLogger(__name__)
 
-RERUNNABLE = ("theory", "experiment", "write")
+RERUNNABLE = ("theory", "experiment", "write", "evaluate")
 
 
 class RerunFailed(StageFailedError):
@@ -79,30 +77,55 @@ def _dedupe_counterexamples(ctx: AgentContext) -> None:
         ctx.bus.put_theory_state(state)
 
 
+class _Attributed(Stage):
+    """A stage whose model calls are booked to another stage name (a review's re-run is review
+    spending). StageRunner sets the stage's own name first; this runs inside its task."""
+
+    def __init__(self, inner: Stage, attribute_to: str) -> None:
+        self.inner, self.attribute_to = inner, attribute_to
+        self.name = inner.name
+        self.produces = inner.produces
+
+    def missing_inputs(self, ctx: AgentContext, spec: InputSpec) -> str | None:
+        return self.inner.missing_inputs(ctx, spec)
+
+    async def run(self, ctx: AgentContext, spec: InputSpec, *, resume: bool = False) -> StageOutcome:
+        token = current_stage.set(self.attribute_to)
+        try:
+            return await self.inner.run(ctx, spec, resume=resume)
+        finally:
+            current_stage.reset(token)
+
+
 async def _run_one(ctx: AgentContext, spec: InputSpec, stage: Stage, *, resume: bool,
                    attribute_to: str | None) -> StageRun:
-    token = current_stage.set(attribute_to or stage.name)
+    """The stage through StageRunner (attempts, retries, the pause watch) on the caller's copy.
+    Budget, authentication and storage errors propagate; any other failure is RerunFailed."""
+    if ctx.session is None:
+        raise RerunFailed(f"the {stage.name} stage needs a session folder to re-run in")
+    missing = stage.missing_inputs(ctx, spec)
+    if missing:  # a revision that cannot run a stage it needs is not a revision
+        raise RerunFailed(f"the {stage.name} stage could not run: {missing}")
+    runnable = _Attributed(stage, attribute_to) if attribute_to else stage
+    runner = StageRunner(ctx.settings, RunUI(live=False, quiet=True), {stage.name: runnable})
+    pipeline = ctx.bus.get_pipeline() or PipelineState()
+    rec = pipeline.record(stage.name)
+    rec.status, rec.reason, rec.attempts, rec.started_at, rec.finished_at = "pending", "", 0, None, None
     try:
-        outcome = await stage.run(ctx, spec, resume=resume)
-    except (BudgetExceededError, LLMAuthError, StorageError):
-        raise
-    except EurekaError as exc:
-        raise RerunFailed(f"the {stage.name} stage failed: {exc.message}") from exc
-    except Exception as exc:  # a stage bug must end in one line, and the caller rolls back
-        log.debug("re-run of %s failed", stage.name, exc_info=True)
-        raise RerunFailed(f"the {stage.name} stage failed: {type(exc).__name__}: {exc}") from exc
-    finally:
-        current_stage.reset(token)
-    if outcome.status == "failed":
-        raise RerunFailed(f"the {stage.name} stage failed: {outcome.reason or 'no reason given'}")
-    return StageRun(stage.name, outcome.status, outcome.reason or outcome.summary)
+        await runner.run(ctx, ctx.session, ctx.bus, pipeline, rec, spec, resume)
+    except PauseRequested:
+        raise RerunFailed(f"the {stage.name} stage was stopped before it finished") from None
+    if rec.status == "failed":
+        raise RerunFailed(f"the {stage.name} stage failed: {rec.reason or 'no reason given'}")
+    status = "partial" if rec.reason.startswith("partial") else rec.status
+    return StageRun(stage.name, status, rec.reason.removeprefix("partial: ").removeprefix("partial"))
 
 
 async def rerun_stages(ctx: AgentContext, spec: InputSpec, stages: list[str], *,
                        lemmas: list[str] | None = None,
                        impls: dict[str, Stage] | None = None,
                        attribute_to: str | None = None) -> list[StageRun]:
-    """Run `stages` (a subset of theory, experiment, write) in pipeline order on ctx.bus.
+    """Run `stages` (a subset of theory, experiment, write, evaluate) in pipeline order on ctx.bus.
     Theory with `lemmas` re-proves those lemmas and concludes again; without, it starts over
     from the formalized DAG, as a fresh Theory stage does. `attribute_to` books the model calls
     to that stage in the usage ledger (a review's re-run is review spending) instead of each

@@ -34,6 +34,7 @@ class PaperVersion(BaseModel):
     notes: list[str] = Field(default_factory=list)
     reran: list[str] = Field(default_factory=list)  # stages re-run for this version (theory, experiment, write)
     levels: dict[str, str] = Field(default_factory=dict)  # lemma -> level (or status) the checkers left
+    eval_total: float | None = None  # the evaluation of this version (None: not re-evaluated)
     created_at: str = Field(default_factory=lambda: utcnow().isoformat())
 
 

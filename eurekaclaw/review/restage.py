@@ -1,11 +1,14 @@
-"""A revision that re-runs theory and/or the experiment, then the writer, on a copy of the session.
+"""A revision that re-runs theory and/or the experiment, then the writer and the evaluation, on a
+copy of the session.
 
 The stages run through orchestrator/rerun.py (the orchestrator's own stage code) on a work copy
 of the session's records under review/work-v<n>/, with the session's own ledger and llm_log, so
 the review's budget applies and every call is logged. Only when every stage succeeded and the
 re-run lost nothing that was proved before is the result committed: the paper becomes
 paper_v<n>.*, the replaced records are kept under review/v<base>/, and theory_state.json /
-experiment_result.json are replaced. Otherwise nothing in the session changes (the money spent
+experiment_result.json / eval_report.json are replaced (the new report names the version it
+scores, and versions.json records its total). Learn does not run: a revision must not store the
+session's memories and skill statistics a second time (docs/review.md). Otherwise nothing in the session changes (the money spent
 stays in usage.json) and the error says why. Levels are whatever the checkers recorded in the
 re-run; nothing here sets one.
 """
@@ -18,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from eurekaclaw.agents.base import AgentContext, Services
+from eurekaclaw.agents.evaluate.session import REPORT_FILE
 from eurekaclaw.agents.writer.repair import BIB_NAME, TEX_NAME
 from eurekaclaw.agents.writer.stage import BUILD_DIR, MD_NAME, PDF_NAME, PROSE_CACHE_KEY
 from eurekaclaw.domains import discover_plugins
@@ -31,11 +35,13 @@ from eurekaclaw.review.history import REVIEW_DIR, PaperVersion, ReviewStore, ver
 from eurekaclaw.review.revise import RevisionOutcome, diff_summary
 from eurekaclaw.review.scope import RevisionScope
 from eurekaclaw.store.session import SessionDir, Workspace
-from eurekaclaw.types.artifacts import PaperOutput, TheoryState, level_rank
+from eurekaclaw.types.artifacts import EvalReport, PaperOutput, TheoryState, level_rank
 from eurekaclaw.types.tasks import InputSpec
 
 # What a re-run may change in the session, besides the paper (which becomes paper_v<n>).
-RECORDS = ("theory_state.json", "experiment_result.json", "regret_curves.csv")
+RECORDS = ("theory_state.json", "experiment_result.json", "regret_curves.csv", REPORT_FILE)
+# Run after the scope's stages: the revised paper is scored again (never Learn, see above).
+AFTER = ("evaluate",)
 # Not copied into the work copy: logs the work copy must not grow, and earlier papers.
 SKIPPED = {SessionDir.LLM_LOG, SessionDir.EVENTS, SessionDir.PID, SessionDir.PAUSE_REQUEST, SessionDir.CHECKPOINT}
 
@@ -96,6 +102,11 @@ class WorkCopy:
             if item.is_file() and item.name not in SKIPPED and not item.name.endswith(".lock") \
                     and not item.name.startswith(("paper_v", "references_v")):
                 shutil.copy2(item, self.path / item.name)
+        log = self.session.file(SessionDir.LLM_LOG)
+        if log.is_file():
+            # read-only for the evaluation (who wrote the proofs); the calls themselves are logged
+            # by the review's client into the session's own file
+            (self.path / SessionDir.LLM_LOG).symlink_to(log)
         return SessionDir(self.path)
 
     def discard(self) -> None:
@@ -164,8 +175,8 @@ async def restage_paper(review_ctx: AgentContext, facts: PaperFacts, feedback: s
         work = copy.create()
         bus = KnowledgeBus.load(facts.session.session_id, work.path)
         ctx = work_context(review_ctx, work, bus, feedback)
-        runs = await rerun_stages(ctx, input_spec(bus, work), scope.stages, lemmas=scope.lemmas, impls=impls,
-                                  attribute_to=REVIEW_STAGE)
+        runs = await rerun_stages(ctx, input_spec(bus, work), [*scope.stages, *AFTER], lemmas=scope.lemmas,
+                                  impls=impls, attribute_to=REVIEW_STAGE)
         outcome.reran = [r.as_json() for r in runs]
         after = bus.get_theory_state()
         if after is None:
@@ -177,6 +188,7 @@ async def restage_paper(review_ctx: AgentContext, facts: PaperFacts, feedback: s
             why = paper.compile_error if isinstance(paper, PaperOutput) else "no paper written"
             copy.keep_build_log()
             raise RerunFailed(f"the revised paper did not compile ({why}); see latex_v{number}/paper.log")
+        _label_report(bus, number, facts.version.version)
         _commit(facts, work, bus, paper, outcome, store, number, after)
     except (RerunFailed, StageFailedError) as exc:
         outcome.error = f"{exc.message}; nothing was changed, version {facts.version.version} stays current"
@@ -210,13 +222,28 @@ def _commit(facts: PaperFacts, work: SessionDir, bus: KnowledgeBus, paper: Paper
     outcome.levels = level_view(after)
     outcome.changes = record_changes(level_view(facts.theory), outcome.levels) + diff_summary(facts.doc.prose, prose)
     outcome.notes = list(dict.fromkeys(outcome.notes + list(paper.notes)))
+    report = bus.get("eval_report")
+    score = report.total if isinstance(report, EvalReport) else None
+    if score is not None:
+        outcome.notes.append(f"evaluation of version {number}: total {score:.3f} ({REPORT_FILE}; version "
+                             f"{facts.version.version}'s report is kept in {REVIEW_DIR}/v{facts.version.version}/)")
     store.add_version(PaperVersion(
         version=number, tex_file=written.get("tex_file"), md_file=written.get("md_file"),
         bib_file=written.get("bib_file"), pdf_file=written.get("pdf_file"), compiled=paper.compiled,
         feedback=outcome.feedback, prose=prose, changes=outcome.changes, notes=outcome.notes,
-        reran=[r["stage"] for r in outcome.reran], levels=outcome.levels,
+        reran=[r["stage"] for r in outcome.reran], levels=outcome.levels, eval_total=score,
     ))
     outcome.ok, outcome.version, outcome.compiled, outcome.files = True, number, paper.compiled, written
+
+
+def _label_report(bus: KnowledgeBus, number: int, base: int) -> None:
+    """The re-run's report says which paper version it scores (the first note, shown by
+    `eval-session`), so it is never mistaken for version <base>'s."""
+    report = bus.get("eval_report")
+    if not isinstance(report, EvalReport):
+        raise RerunFailed("the evaluation left no report")
+    report.notes.insert(0, f"scores paper version {number} (a review --revise of version {base})")
+    bus.put("eval_report", report)
 
 
 def _replace(source: Path, target: Path) -> None:

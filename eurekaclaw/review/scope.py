@@ -56,6 +56,8 @@ class RevisionScope(BaseModel):
                 parts.append("writer (prose only)")
             else:
                 parts.append("writer" if stage == "write" else stage)
+        if self.scope != "prose":
+            parts.append("evaluation")  # restage.AFTER: the revised paper is scored again
         why = f": {self.reason}" if self.reason else ""
         return f"revision re-runs {' -> '.join(parts)} (decided by {self.decided_by}){why}"
 

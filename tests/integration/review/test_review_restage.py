@@ -86,7 +86,7 @@ def test_fixing_a_lemma_reruns_theory_for_it_and_levels_come_from_the_checkers(s
     assert "L9" in shown[0].notes[0]
     # the careless reason ("it is now formally verified") is not shown as a fact before the run
     assert "formally verified" not in shown[0].line() and "claimed more than the records" in shown[0].notes[1]
-    assert outcome.as_json()["rerun_stages"] == ["theory", "write"]
+    assert outcome.as_json()["rerun_stages"] == ["theory", "write", "evaluate"]
     # only the reopened lemmas were proved again; L1 (cited) and L3 (smt) kept their records
     proved = {lid for role, lid in roles(backend) if role == "prover"}
     assert proved == {"L2", "main"}
@@ -113,9 +113,9 @@ def test_fixing_a_lemma_reruns_theory_for_it_and_levels_come_from_the_checkers(s
     assert (session.path / "paper.tex").is_file()
     assert (session.path / "review" / "v1" / "theory_state.json").read_bytes() == old_state
     versions = read_json(session.path / "review" / "versions.json")["versions"]
-    assert versions[0]["reran"] == ["theory", "write"] and versions[0]["levels"]["L2"] == "reviewed"
-    assert read_history(session)[-1]["rerun_stages"] == ["theory", "write"]
-    assert "revision (written; re-ran theory, write)" in run.history_text()
+    assert versions[0]["reran"] == ["theory", "write", "evaluate"] and versions[0]["levels"]["L2"] == "reviewed"
+    assert read_history(session)[-1]["rerun_stages"] == ["theory", "write", "evaluate"]
+    assert "revision (written; re-ran theory, write, evaluate)" in run.history_text()
     assert session.load_meta().theory_status == "proved"
     assert not (session.path / "review" / "work-v2").exists()
     # the revision's calls are the review's spending, in the session's own log
@@ -145,7 +145,7 @@ def test_experiment_feedback_reruns_the_experiment_and_the_writer(session: Sessi
     run, backend, shown = runner(session)
     outcome = asyncio.run(run.revise("EXPERIMENT: run the claims with more samples."))
     assert shown[0].stages == ["experiment", "write"], outcome.text()
-    assert outcome.ok and [r["stage"] for r in outcome.reran] == ["experiment", "write"], outcome.text()
+    assert outcome.ok and [r["stage"] for r in outcome.reran] == ["experiment", "write", "evaluate"], outcome.text()
     assert not {"prover", "verifier", "consistency_checker"} & {r for r, _ in roles(backend)}
     assert (session.path / "experiment_result.json").is_file()  # the new result is the session's
     state = TheoryState.model_validate_json((session.path / "theory_state.json").read_text())
@@ -209,9 +209,9 @@ def test_the_command_shows_and_lists_the_rerun_stages(session: SessionDir, isola
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     proc = cli(session.session_id, "--revise", FIX_L2, "--json", "--llm", f"scripted:{RESPONDER}", home=isolated_home)
     assert proc.returncode == 0, proc.stderr
-    assert "revision re-runs theory (L2) -> writer (decided by model)" in proc.stderr  # shown before it runs
+    assert "revision re-runs theory (L2) -> writer -> evaluation (decided by model)" in proc.stderr  # shown before it runs
     revision = json.loads(proc.stdout)["revision"]
-    assert revision["rerun_stages"] == ["theory", "write"] and revision["scope"]["lemmas"] == ["L2"]
+    assert revision["rerun_stages"] == ["theory", "write", "evaluate"] and revision["scope"]["lemmas"] == ["L2"]
     assert revision["version"] == 2 and revision["levels"]["L2"] == "reviewed"
     # a failed re-run: one line, exit 1, nothing written
     monkeypatch.setenv("RESTAGE_VERIFIER", "fail")
@@ -241,3 +241,54 @@ def test_a_budget_stop_inside_the_rerun_changes_nothing(session: SessionDir) -> 
     assert snapshot(session) == before and not (session.path / "review" / "work-v2").exists()
     last = read_history(session)[-1]
     assert last["ok"] is False and "budget" in last["error"]
+
+
+def old_report(session: SessionDir) -> bytes:
+    """Version 1's evaluation, as the session's Evaluate stage left it."""
+    from eurekaclaw.types.artifacts import EvalReport
+
+    report = EvalReport(session_id=session.session_id, total=0.111, notes=["version 1", "self-referential"])
+    (session.path / "eval_report.json").write_text(report.model_dump_json())
+    return (session.path / "eval_report.json").read_bytes()
+
+
+def test_a_revision_scores_the_new_version_and_keeps_the_old_report(session: SessionDir) -> None:
+    before = old_report(session)
+    run, backend, _ = runner(session)
+    outcome = asyncio.run(run.revise(FIX_L2))
+    assert outcome.ok and outcome.reran[-1]["stage"] == "evaluate", outcome.text()
+    report = read_json(session.path / "eval_report.json")
+    assert report["notes"][0] == "scores paper version 2 (a review --revise of version 1)"
+    assert report["total"] != 0.111 and {d["name"] for d in report["dimensions"]} >= {"formal_correctness"}
+    # the theory re-run proved the theorem: the new score sees it (version 1 was not proved)
+    correctness = next(d for d in report["dimensions"] if d["name"] == "formal_correctness")
+    assert correctness["score"] and correctness["score"] > 0
+    assert (session.path / "review" / "v1" / "eval_report.json").read_bytes() == before
+    versions = read_json(session.path / "review" / "versions.json")["versions"]
+    assert versions[0]["version"] == 2 and versions[0]["eval_total"] == report["total"]
+    assert any(n.startswith("evaluation of version 2: total") for n in outcome.notes)
+    # Learn does not run for a revision: nothing is stored a second time
+    assert "learn" not in outcome.as_json()["rerun_stages"]
+
+
+class BrokenEvaluate(Stage):
+    name = "evaluate"
+    runs = 0
+
+    async def run(self, ctx, spec, *, resume: bool = False) -> StageOutcome:  # type: ignore[no-untyped-def]
+        BrokenEvaluate.runs += 1
+        raise RuntimeError("the scorer crashed")
+
+
+def test_a_failed_evaluation_rolls_the_revision_back_after_its_retries(session: SessionDir) -> None:
+    old_report(session)
+    before = snapshot(session)
+    run, _, _ = runner(session)
+    run.stage_impls = {"evaluate": BrokenEvaluate()}
+    outcome = asyncio.run(run.revise(FIX_L2))
+    assert not outcome.ok and "the evaluate stage failed: RuntimeError: the scorer crashed" in outcome.error
+    assert "version 1 stays current" in outcome.error
+    assert BrokenEvaluate.runs == 1 + load_settings().stage_max_retries  # the stage runner's retries
+    assert snapshot(session) == before  # theory_state.json, eval_report.json, papers: as they were
+    assert not list(session.path.glob("paper_v*")) and not (session.path / "review" / "v1").exists()
+    assert not (session.path / "review" / "work-v2").exists()

@@ -19,7 +19,7 @@ def test_unknown_lemmas_are_dropped_and_stages_follow_the_pipeline(tmp_path: Pat
                       load_settings(), "model")
     assert scope.stages == ["theory", "experiment", "write"] and scope.lemmas == ["L2"]
     assert scope.notes == ["lemma id(s) not in the records ignored: nope"]
-    assert scope.line().startswith("revision re-runs theory (L2) -> experiment -> writer (decided by model)")
+    assert scope.line().startswith("revision re-runs theory (L2) -> experiment -> writer -> evaluation (decided by model)")
     # every id unknown: the lemmas the feedback names, else the whole proof
     only_bad = validated(f, "the proof of L3 is wrong", ScopeReply(scope="theory", lemmas=["X"]), load_settings(), "model")
     assert only_bad.lemmas == ["L3"]
