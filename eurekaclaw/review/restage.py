@@ -15,6 +15,7 @@ re-run; nothing here sets one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -105,8 +106,10 @@ class WorkCopy:
         log = self.session.file(SessionDir.LLM_LOG)
         if log.is_file():
             # read-only for the evaluation (who wrote the proofs); the calls themselves are logged
-            # by the review's client into the session's own file
-            (self.path / SessionDir.LLM_LOG).symlink_to(log)
+            # by the review's client into the session's own file. Without a link the evaluation
+            # knows only the review's model (it says so).
+            with contextlib.suppress(OSError):
+                (self.path / SessionDir.LLM_LOG).symlink_to(log)
         return SessionDir(self.path)
 
     def discard(self) -> None:

@@ -156,19 +156,17 @@ def _subject(named: list[tuple[int, str]], pos: int) -> str | None:
     return before[-1] if before else (after[0] if after else None)
 
 
-def _unsupported(sentence: str, records: Records, default: list[Evidence] | None) -> str | None:
-    """What the records say instead of a claim of the sentence, or None when every claim holds. A claim
-    about no named lemma is judged against `default`; None there lets a numeric claim pass."""
+def _unsupported(sentence: str, records: Records, default: list[Evidence], *,
+                 numeric_needs_lemma: bool = False) -> str | None:
+    """What the records say instead of a claim of the sentence, or None when every claim holds.
+    A claim naming no lemma is judged against `default`; with `numeric_needs_lemma` a numeric
+    claim naming none passes (the prose's "numerically verified" is about the experiments)."""
     named = records.named(sentence)
     for pos, kind in claims_in(sentence):
         lid = _subject(named, pos)
-        if lid is not None:
-            subjects = [records.lemmas[lid]]
-        elif default is None:
+        if lid is None and kind == "numeric" and numeric_needs_lemma:
             continue
-        else:
-            subjects = default if kind != "numeric" or len(default) == 1 else []
-        for ev in subjects:
+        for ev in [records.lemmas[lid]] if lid is not None else default:
             if not supports(kind, ev):
                 return ev.describe(kind)
     return None
@@ -249,7 +247,8 @@ def check_prose_text(text: str, records: Records) -> tuple[str, int]:
     """(the prose without sentences claiming more machine verification than the records, how
     many). A claim naming no lemma is about every result, so the weakest decides; such a numeric
     claim is about the experiments (which do check the bounds numerically) and stays."""
-    new, removed = _rewrite(text, lambda s: _unsupported(s, records, records.everything()), None)
+    new, removed = _rewrite(text, lambda s: _unsupported(s, records, records.everything(),
+                                                                  numeric_needs_lemma=True), None)
     return new, len(removed)
 
 
@@ -282,7 +281,8 @@ def scrub_prose(prose: dict[str, str], records: Records, notes: list[str]) -> tu
     """(the prose with unsupported claims dropped, whether the title had one: the caller
     replaces it, a title cannot lose a sentence)."""
     out = dict(prose)
-    title_bad = _unsupported(prose.get("title") or "", records, records.everything()) is not None
+    title_bad = _unsupported(prose.get("title") or "", records, records.everything(),
+                             numeric_needs_lemma=True) is not None
     for name, text in prose.items():
         if name == "title" or not text:
             continue

@@ -292,3 +292,23 @@ def test_a_failed_evaluation_rolls_the_revision_back_after_its_retries(session: 
     assert snapshot(session) == before  # theory_state.json, eval_report.json, papers: as they were
     assert not list(session.path.glob("paper_v*")) and not (session.path / "review" / "v1").exists()
     assert not (session.path / "review" / "work-v2").exists()
+
+
+class PausedEvaluate(Stage):
+    """A pause reaches the re-run's stage at its next checkpoint (the stage runner's watch)."""
+
+    name = "evaluate"
+
+    async def run(self, ctx, spec, *, resume: bool = False) -> StageOutcome:  # type: ignore[no-untyped-def]
+        ctx.session.request_pause()
+        await asyncio.sleep(30)
+        return StageOutcome(status="completed")
+
+
+def test_a_paused_rerun_stage_rolls_the_revision_back(session: SessionDir) -> None:
+    before = snapshot(session)
+    run, _, _ = runner(session)
+    run.stage_impls = {"evaluate": PausedEvaluate()}
+    outcome = asyncio.run(run.revise(FIX_L2))
+    assert not outcome.ok and "the evaluate stage was stopped before it finished" in outcome.error
+    assert snapshot(session) == before and not list(session.path.glob("paper_v*"))
