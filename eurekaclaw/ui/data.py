@@ -184,20 +184,17 @@ def session_view(workspace: Workspace, session: SessionDir) -> dict[str, Any]:
         "paper": paper,
         "damaged": damaged,
         "experiment": experiment,
-        "figures": _figures(session, files),
+        "figures": _figures(session, files, experiment),
     }
 
 
-def _figures(session: SessionDir, files: list[str]) -> list[dict[str, Any]]:
-    from eurekaclaw.ui.figures import figure
+def _figures(session: SessionDir, files: list[str], experiment: dict[str, Any] | None) -> list[dict[str, Any]]:
+    from eurekaclaw.agents.writer.experiments import bound_series
+    from eurekaclaw.ui.figures import figures
 
-    drawn = []
-    for name in files:
-        if name.endswith(".csv"):
-            fig = figure(session.path / name)
-            if fig is not None:
-                drawn.append(fig)
-    return drawn
+    # which policy each bound was derived for, read as the paper reads it
+    targets = bound_series(ExperimentResult.model_validate(experiment)) if experiment else {}
+    return [fig for name in files if name.endswith(".csv") for fig in figures(session.path / name, targets)]
 
 
 def _tokens(usage: dict[str, Any]) -> int | None:

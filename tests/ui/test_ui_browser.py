@@ -5,6 +5,7 @@ $EUREKACLAW_UI_SCREENSHOTS when set, which is how docs/img/ui-*.png are made).""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -13,7 +14,14 @@ from pathlib import Path
 
 import pytest
 from toolreq import tools_required
-from ui_helpers import RESPONDER, STATEMENT, need_ui_extra, wait_for
+from ui_helpers import (
+    RESPONDER,
+    STATEMENT,
+    add_mab_experiment,
+    make_session,
+    need_ui_extra,
+    wait_for,
+)
 
 need_ui_extra()
 
@@ -61,6 +69,21 @@ def server(isolated_home: Path, monkeypatch: pytest.MonkeyPatch):
     sock.close()
 
 
+@contextlib.contextmanager
+def chromium_page():
+    """A page of headless system Chromium (1280x900), closed afterwards."""
+    executable = chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=executable, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            yield browser, browser.new_page(viewport={"width": 1280, "height": 900})
+        finally:
+            browser.close()
+
+
 @pytest.fixture
 def shots(tmp_path: Path) -> Path:
     target = Path(os.environ.get("EUREKACLAW_UI_SCREENSHOTS") or tmp_path / "screenshots")
@@ -69,76 +92,93 @@ def shots(tmp_path: Path) -> Path:
 
 
 def test_launch_watch_gate_paper_in_chromium(server, shots: Path) -> None:
-    executable = chromium()
-    from playwright.sync_api import expect, sync_playwright
-
     url, base = server
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, headless=True,
-                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        try:
-            page.goto(url)
-            assert "token=" not in page.url  # the token was swapped for a cookie
-            expect(page.locator("h1")).to_have_text("Sessions")
-            expect(page.locator(".empty")).to_contain_text("No sessions yet")
+    with chromium_page() as (browser, page):
+        from playwright.sync_api import expect
 
-            page.click("text=New run")
-            page.fill("#statement", STATEMENT)
-            page.select_option("#gate-mode", "human")
-            page.click("#start")
-            page.wait_for_load_state()
-            assert "/sessions/" in page.url, page.locator("main").inner_text()
-            sid = page.url.rsplit("/", 1)[1]
+        page.goto(url)
+        assert "token=" not in page.url  # the token was swapped for a cookie
+        expect(page.locator("h1")).to_have_text("Sessions")
+        expect(page.locator(".empty")).to_contain_text("No sessions yet")
 
-            # gates arrive live (server-sent events refresh the page); answer each in the page
-            approvals, last = 0, ""
-            status = page.locator("#status")
-            while True:
-                page.wait_for_function(
-                    "(last) => { const g = document.getElementById('gate');"
-                    " const s = document.getElementById('summary');"
-                    " return (g && g.dataset.asked !== last) || (s && s.dataset.running === 'no'); }",
-                    arg=last, timeout=240_000)
-                gate = page.locator("#gate")
-                if gate.count() == 0:
-                    break
-                last = gate.get_attribute("data-asked") or ""
-                if approvals == 1:
-                    page.fill("#gate textarea", "looks right, go on")
-                    page.screenshot(path=str(shots / "ui-gate.png"), full_page=True)
-                with page.expect_navigation():
-                    page.click("#gate-approve")
-                assert page.url == f"{base}/sessions/{sid}", page.locator("main").inner_text()
-                approvals += 1
-            assert approvals >= 1
-            expect(status).to_have_text("completed")
-            expect(page.locator("#theory-status")).to_have_text("proved")
-            expect(page.locator('#dag g[data-lemma="T"]')).to_have_attribute("data-status", "proved")
-            expect(page.locator("#events li").first).to_be_visible()
-            page.screenshot(path=str(shots / "ui-session.png"), full_page=True)
+        page.click("text=New run")
+        page.fill("#statement", STATEMENT)
+        page.select_option("#gate-mode", "human")
+        page.click("#start")
+        page.wait_for_load_state()
+        assert "/sessions/" in page.url, page.locator("main").inner_text()
+        sid = page.url.rsplit("/", 1)[1]
 
-            page.click("text=Sessions")
-            expect(page.locator(f'tr[data-session="{sid}"]')).to_contain_text("proved")
-            page.screenshot(path=str(shots / "ui-sessions.png"))
+        # gates arrive live (server-sent events refresh the page); answer each in the page
+        approvals, last = 0, ""
+        status = page.locator("#status")
+        while True:
+            page.wait_for_function(
+                "(last) => { const g = document.getElementById('gate');"
+                " const s = document.getElementById('summary');"
+                " return (g && g.dataset.asked !== last) || (s && s.dataset.running === 'no'); }",
+                arg=last, timeout=240_000)
+            gate = page.locator("#gate")
+            if gate.count() == 0:
+                break
+            last = gate.get_attribute("data-asked") or ""
+            if approvals == 1:
+                page.fill("#gate textarea", "looks right, go on")
+                page.screenshot(path=str(shots / "ui-gate.png"), full_page=True)
+            with page.expect_navigation():
+                page.click("#gate-approve")
+            assert page.url == f"{base}/sessions/{sid}", page.locator("main").inner_text()
+            approvals += 1
+        assert approvals >= 1
+        expect(status).to_have_text("completed")
+        expect(page.locator("#theory-status")).to_have_text("proved")
+        expect(page.locator('#dag g[data-lemma="T"]')).to_have_attribute("data-status", "proved")
+        expect(page.locator("#events li").first).to_be_visible()
+        page.screenshot(path=str(shots / "ui-session.png"), full_page=True)
 
-            page.goto(f"{base}/sessions/{sid}/paper")
-            md = page.locator("#paper-md")
-            expect(md).to_contain_text("Theorem")
-            pdf = page.request.get(f"{base}/sessions/{sid}/files/paper.pdf")
-            if shutil.which("latexmk"):
-                assert pdf.ok and pdf.body().startswith(b"%PDF")
-            page.screenshot(path=str(shots / "ui-paper.png"))
+        page.click("text=Sessions")
+        expect(page.locator(f'tr[data-session="{sid}"]')).to_contain_text("proved")
+        page.screenshot(path=str(shots / "ui-sessions.png"))
 
-            page.goto(f"{base}/sessions/{sid}/eval")
-            expect(page.locator("#eval-chart")).to_be_visible()
-            page.screenshot(path=str(shots / "ui-eval.png"), full_page=True)
+        page.goto(f"{base}/sessions/{sid}/paper")
+        md = page.locator("#paper-md")
+        expect(md).to_contain_text("Theorem")
+        pdf = page.request.get(f"{base}/sessions/{sid}/files/paper.pdf")
+        if shutil.which("latexmk"):
+            assert pdf.ok and pdf.body().startswith(b"%PDF")
+        page.screenshot(path=str(shots / "ui-paper.png"))
 
-            # another browser profile without the token gets nothing
-            other = browser.new_page()
-            response = other.goto(f"{base}/sessions/{sid}")
-            assert response is not None and response.status == 401
-        finally:
-            browser.close()
+        page.goto(f"{base}/sessions/{sid}/eval")
+        expect(page.locator("#eval-chart")).to_be_visible()
+        page.screenshot(path=str(shots / "ui-eval.png"), full_page=True)
+
+        # another browser profile without the token gets nothing
+        other = browser.new_page()
+        response = other.goto(f"{base}/sessions/{sid}")
+        assert response is not None and response.status == 401
     for name in ("ui-session.png", "ui-sessions.png", "ui-paper.png", "ui-eval.png"):
         assert (shots / name).stat().st_size > 10_000, name
+
+
+def test_experiment_charts_in_chromium(server, shots: Path, isolated_home: Path) -> None:
+    """A finished bandit session's experiment section: the regret chart and the best-arm-rate
+    chart render in the browser with their axes, legends and captions."""
+    sid = "cccccccccccc"
+    add_mab_experiment(make_session(isolated_home, sid, statement="UCB1 and KL-UCB regret on level1"))
+    url, base = server
+    with chromium_page() as (_browser, page):
+        from playwright.sync_api import expect
+
+        page.goto(url)
+        page.goto(f"{base}/sessions/{sid}")
+        # the event log replays once and the live part is fetched again: wait for that to end
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(1000)
+        rate = page.locator('svg[data-metric="best_arm_rate"]')
+        expect(page.locator('svg[data-metric="regret"]')).to_be_visible()
+        expect(rate).to_be_visible()
+        expect(rate.locator("text", has_text="fraction of optimal pulls")).to_have_count(1)
+        box = rate.bounding_box()
+        assert box is not None and box["width"] > 600 and box["height"] > 250
+        page.locator("#experiment").screenshot(path=str(shots / "ui-experiment.png"))
+    assert (shots / "ui-experiment.png").stat().st_size > 10_000

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-from ui_helpers import HOST, TOKEN, make_session, need_ui_extra
+from ui_helpers import HOST, TOKEN, add_mab_experiment, make_session, need_ui_extra
 
 need_ui_extra()
 
@@ -245,6 +246,44 @@ def test_experiment_curves_and_bound_checks_are_drawn(isolated_home: Path) -> No
     assert page.count("<polyline") == 3  # UCB1, epsilon_greedy and the bound
     assert 'stroke-dasharray="6 4"' in page  # the bound is dashed
     assert ">violated<" in page and "ucb1_gap_free violated at T=1000" in page
+
+
+def _charts(page: str) -> dict[str, str]:
+    """Each experiment chart's SVG by its measure (data-metric)."""
+    out = {}
+    for part in page.split("<svg ")[1:]:
+        metric = re.search(r'data-metric="([^"]+)"', part.split(">", 1)[0])
+        if metric:
+            out[metric.group(1)] = part.split("</svg>", 1)[0]
+    return out
+
+
+def test_the_best_arm_rate_gets_its_own_chart_beside_the_regret_chart(isolated_home: Path) -> None:
+    add_mab_experiment(make_session(isolated_home, A))
+    page = authed().get(f"/sessions/{A}").text
+    charts = _charts(page)
+    assert list(charts) == ["regret", "best_arm_rate"]
+    regret, rate = charts["regret"], charts["best_arm_rate"]
+    assert regret.count("<polyline") == 5 and regret.count('stroke-dasharray="6 4"') == 4  # 2 bounds + legend
+    assert rate.count("<polyline") == 3 and "stroke-dasharray" not in rate  # the policies only, no bound
+    assert rate.count("<polygon") == 3  # each with its ±1 s.e. band
+    assert ">fraction of optimal pulls<" in rate and ">mean regret<" in regret
+    assert [t for t in re.findall(r'class="tick">([^<]+)<', rate)][:5] == ["0", "0.25", "0.5", "0.75", "1"]
+    # a policy keeps its colour in both charts
+    def colours(svg: str) -> dict[str, str]:
+        pairs = re.findall(r'stroke="(#[0-9a-f]{6})" stroke-width="2"/>\s*<text[^>]*>([^<]+)<', svg)
+        return {name: colour for colour, name in pairs}
+    assert len(set(colours(rate).values())) == 3
+    assert {k: v for k, v in colours(regret).items() if k in ("ucb1", "ts_beta", "kl_ucb")} == colours(rate)
+    # a bound is dashed in the colour of the policy it was derived for
+    dashed = dict((name, colour) for colour, name in re.findall(
+        r'stroke="(#[0-9a-f]{6})" stroke-width="2" stroke-dasharray="6 4"/>\s*<text[^>]*>([^<]+)<', regret))
+    assert dashed == {"klucb_asymptotic (bound)": colours(rate)["kl_ucb"],
+                      "ucb1_auer2002 (bound)": colours(rate)["ucb1"]}
+    assert "best-arm rate: fraction of the pulls up to time t that chose an optimal arm" in page
+    # every point of a rate line lies inside the plot (the axis is 0 to 1)
+    ys = [float(p.split(",")[1]) for line in re.findall(r'<polyline points="([^"]+)"', rate) for p in line.split()]
+    assert all(16 <= y <= 16 + 360 - 16 - 40 for y in ys)
 
 
 def test_a_bug_is_one_readable_line_not_a_traceback(isolated_home: Path, monkeypatch) -> None:

@@ -95,3 +95,15 @@ def need_ui_extra() -> None:
             if tools_required():
                 pytest.fail(f"required tool missing: {message}", pytrace=False)
             pytest.skip(message, allow_module_level=True)
+
+
+UI_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ui"
+
+
+def add_mab_experiment(session: SessionDir) -> None:
+    """A real MAB experiment's results (UCB1, Thompson, KL-UCB on a 5-arm Bernoulli instance,
+    20 runs, the UCB1 and KL-UCB bounds), as the Experiment stage writes them."""
+    import shutil
+
+    shutil.copy(UI_FIXTURES / "mab_regret_curves.csv", session.path / "regret_curves.csv")
+    shutil.copy(UI_FIXTURES / "mab_experiment_result.json", session.file("experiment_result.json"))
