@@ -30,7 +30,7 @@ def compiled_available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def _steps(
+def _steps(  # noqa: C901 -- one compiled loop per step range is the point (numba); a split adds calls per step
     rng: Any, nsteps: int, pending: bool, k: int, rows: int, shapes: np.ndarray, table_a: np.ndarray,
     table_b: np.ndarray, ptr: np.ndarray, row: np.ndarray, base: np.ndarray, direct: np.ndarray, dbuf: np.ndarray,
     nd: np.ndarray, ev_pair: np.ndarray, ev_val: np.ndarray, ev_bounds: np.ndarray, s: np.ndarray, arms: int,

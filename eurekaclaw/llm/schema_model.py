@@ -75,17 +75,24 @@ class _Filler:
             return self.rng.choice(node["enum"])
         for key in ("anyOf", "oneOf"):
             if key in node:
-                options = [self.resolve(o) for o in node[key]]
-                concrete = [o for o in options if o.get("type") != "null"]
-                # deep in the tree, prefer null to keep objects finite
-                if depth >= MAX_DEPTH or not concrete or (len(concrete) < len(options) and self.rng.random() < 0.2):
-                    return None if len(concrete) < len(options) else self.value(concrete[0], name, depth + 1)
-                return self.value(self.rng.choice(concrete), name, depth + 1)
+                return self.union(node[key], name, depth)
         if "allOf" in node:
             merged: dict[str, Any] = {}
             for part in node["allOf"]:
                 merged.update(self.resolve(part))
             return self.value(merged, name, depth)
+        return self.typed(node, name, depth)
+
+    def union(self, alternatives: list[dict[str, Any]], name: str, depth: int) -> Any:
+        options = [self.resolve(o) for o in alternatives]
+        concrete = [o for o in options if o.get("type") != "null"]
+        # deep in the tree, prefer null to keep objects finite
+        if depth >= MAX_DEPTH or not concrete or (len(concrete) < len(options) and self.rng.random() < 0.2):
+            return None if len(concrete) < len(options) else self.value(concrete[0], name, depth + 1)
+        return self.value(self.rng.choice(concrete), name, depth + 1)
+
+    def typed(self, node: dict[str, Any], name: str, depth: int) -> Any:
+        """A value of the node's `type` (one of them, when it lists several)."""
         kind = node.get("type")
         if isinstance(kind, list):
             kind = self.rng.choice([k for k in kind if k != "null"] or ["null"])

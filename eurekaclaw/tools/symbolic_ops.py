@@ -225,33 +225,44 @@ def compute(request: dict[str, Any]) -> dict[str, Any]:
         x, _ = _symbol(variables, text, request)
         return {"result": _show(_solve(text, variables, x)), "over": _show(_interval(next(v for v in variables if v.name == str(x))))}
     expr = _expr(text, variables, "expression")
-    if op == "simplify":
-        return {"result": _show(sp.simplify(expr))}
-    if op == "expand":
-        return {"result": _show(sp.expand(expr))}
-    if op == "factor":
-        return {"result": _show(sp.factor(expr))}
+    if op in _REWRITES:
+        return {"result": _show(_REWRITES[op](expr))}
     if op == "sign":
         return _sign(sp.simplify(expr), variables)
     x, _ = _symbol(variables, text, request)
-    if op == "diff":
-        return {"result": _show(sp.simplify(sp.diff(expr, x, _order(request, 1, MAX_DIFF_ORDER))))}
-    if op == "series":
-        point = _point(_text(request, "point", False) or "0", variables, "point")
-        return {"result": _show(sp.series(expr, x, point, _order(request, 6, MAX_SERIES_ORDER)))}
-    if op == "limit":
-        point = _point(_text(request, "point"), variables, "point")
-        direction = request.get("direction") or "+-"
-        if direction not in ("+", "-", "+-"):
-            raise SymbolicError("'direction' must be '+', '-' or '+-'")
-        if point in (sp.oo, -sp.oo):
-            direction = "-" if point == sp.oo else "+"
-        return {"result": _show(sp.limit(expr, x, point, direction))}
-    if op == "sum":
-        lower = _point(_text(request, "lower"), variables, "lower")
-        upper = _point(_text(request, "upper"), variables, "upper")
-        return {"result": _show(sp.simplify(sp.Sum(expr, (x, lower, upper)).doit()))}
-    # integrate: indefinite without bounds, definite with both
+    return _CALCULUS.get(op, _integrate)(request, expr, x, variables)
+
+
+_REWRITES = {"simplify": sp.simplify, "expand": sp.expand, "factor": sp.factor}
+
+
+def _diff(request: dict[str, Any], expr: sp.Expr, x: sp.Symbol, variables: list[ClaimVariable]) -> dict[str, Any]:
+    return {"result": _show(sp.simplify(sp.diff(expr, x, _order(request, 1, MAX_DIFF_ORDER))))}
+
+
+def _series(request: dict[str, Any], expr: sp.Expr, x: sp.Symbol, variables: list[ClaimVariable]) -> dict[str, Any]:
+    point = _point(_text(request, "point", False) or "0", variables, "point")
+    return {"result": _show(sp.series(expr, x, point, _order(request, 6, MAX_SERIES_ORDER)))}
+
+
+def _limit(request: dict[str, Any], expr: sp.Expr, x: sp.Symbol, variables: list[ClaimVariable]) -> dict[str, Any]:
+    point = _point(_text(request, "point"), variables, "point")
+    direction = request.get("direction") or "+-"
+    if direction not in ("+", "-", "+-"):
+        raise SymbolicError("'direction' must be '+', '-' or '+-'")
+    if point in (sp.oo, -sp.oo):
+        direction = "-" if point == sp.oo else "+"
+    return {"result": _show(sp.limit(expr, x, point, direction))}
+
+
+def _sum(request: dict[str, Any], expr: sp.Expr, x: sp.Symbol, variables: list[ClaimVariable]) -> dict[str, Any]:
+    lower = _point(_text(request, "lower"), variables, "lower")
+    upper = _point(_text(request, "upper"), variables, "upper")
+    return {"result": _show(sp.simplify(sp.Sum(expr, (x, lower, upper)).doit()))}
+
+
+def _integrate(request: dict[str, Any], expr: sp.Expr, x: sp.Symbol, variables: list[ClaimVariable]) -> dict[str, Any]:
+    """Indefinite without bounds, definite with both."""
     lo_text, hi_text = _text(request, "lower", False), _text(request, "upper", False)
     if (lo_text is None) != (hi_text is None):
         raise SymbolicError("give both 'lower' and 'upper' for a definite integral, or neither")
@@ -260,3 +271,7 @@ def compute(request: dict[str, Any]) -> dict[str, Any]:
         return {"result": _show(value), "complete": not value.has(sp.Integral)}
     value = sp.integrate(expr, (x, _point(lo_text, variables, "lower"), _point(hi_text, variables, "upper")))
     return {"result": _show(sp.simplify(value)), "complete": not value.has(sp.Integral)}
+
+
+# one-variable operations: (request, expression, variable, declared variables) -> reply
+_CALCULUS = {"diff": _diff, "series": _series, "limit": _limit, "sum": _sum, "integrate": _integrate}

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import string
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from eurekaclaw.tools.literature.aio import gather_all
 from eurekaclaw.tools.literature.arxiv import ArxivClient, ArxivQueryError
@@ -85,6 +85,20 @@ def _judge(cited: Paper, candidates: list[Paper], source: str, how: str, *, by_i
     return Verdict(best.status, source, best.similarity, detail, best.rank, by_id, best.title_close)
 
 
+@dataclass
+class _Ladder:
+    """What the sources said about one citation so far."""
+
+    title_only: bool
+    verdicts: list[Verdict] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def done(self) -> bool:
+        if any(v.status == "verified" for v in self.verdicts):
+            return True
+        return self.title_only and any(v.title_close for v in self.verdicts)
+
+
 class CitationVerifier:
     def __init__(
         self,
@@ -124,58 +138,60 @@ class CitationVerifier:
         self, paper: Paper, *, arxiv_found: dict[str, Paper] | None, arxiv_error: str | None,
     ) -> tuple[Paper, bool]:
         """(checked copy, whether any source answered about it)."""
-        verdicts: list[Verdict] = []
-        errors: list[str] = []
-        title = paper.title
-        # With nothing but a title to compare, a matching title is as far as any source can go.
-        title_only = not cited_fields(paper)
-
-        def done() -> bool:
-            if any(v.status == "verified" for v in verdicts):
-                return True
-            return title_only and any(v.title_close for v in verdicts)
-
-        if not title_words(title):
+        if not title_words(paper.title):
             return self._apply(paper, Verdict("unverified", "", None, "no title to check"), []), False
-
+        # With nothing but a title to compare, a matching title is as far as any source can go.
+        ladder = _Ladder(title_only=not cited_fields(paper))
         if paper.doi:
-            try:
-                found = await self.crossref.work(paper.doi)
-            except SourceUnavailable as exc:
-                errors.append(f"CrossRef: {exc.reason}")
-            else:
-                if found is None:
-                    verdicts.append(Verdict("not_found", "crossref", None, f"CrossRef: DOI {paper.doi} not registered"))
-                else:
-                    verdicts.append(_judge(paper, [found], "crossref", f"DOI {paper.doi}", by_id=True))
+            await self._by_doi(paper, paper.doi, ladder)
+        if paper.arxiv_id and not ladder.done():
+            await self._by_arxiv(paper, paper.arxiv_id, ladder, arxiv_found, arxiv_error)
+        await self._by_title(paper, ladder)
+        return self._conclude(paper, ladder), bool(ladder.verdicts)
 
-        if paper.arxiv_id and not done():
-            key = strip_arxiv_version(paper.arxiv_id)
-            if arxiv_found is None:
-                arxiv_found, arxiv_error = await self._prefetch_arxiv([paper])
-            if key in arxiv_found:
-                verdicts.append(_judge(paper, [arxiv_found[key]], "arxiv", f"id {key}", by_id=True))
-            elif arxiv_error:
-                errors.append(arxiv_error)
-            else:
-                verdicts.append(Verdict("not_found", "arxiv", None, f"arXiv: no paper {key}"))
+    async def _by_doi(self, paper: Paper, doi: str, ladder: _Ladder) -> None:
+        try:
+            found = await self.crossref.work(doi)
+        except SourceUnavailable as exc:
+            ladder.errors.append(f"CrossRef: {exc.reason}")
+            return
+        if found is None:
+            ladder.verdicts.append(Verdict("not_found", "crossref", None, f"CrossRef: DOI {doi} not registered"))
+        else:
+            ladder.verdicts.append(_judge(paper, [found], "crossref", f"DOI {doi}", by_id=True))
 
+    async def _by_arxiv(
+        self, paper: Paper, arxiv_id: str, ladder: _Ladder, arxiv_found: dict[str, Paper] | None,
+        arxiv_error: str | None,
+    ) -> None:
+        key = strip_arxiv_version(arxiv_id)
+        if arxiv_found is None:
+            arxiv_found, arxiv_error = await self._prefetch_arxiv([paper])
+        if key in arxiv_found:
+            ladder.verdicts.append(_judge(paper, [arxiv_found[key]], "arxiv", f"id {key}", by_id=True))
+        elif arxiv_error:
+            ladder.errors.append(arxiv_error)
+        else:
+            ladder.verdicts.append(Verdict("not_found", "arxiv", None, f"arXiv: no paper {key}"))
+
+    async def _by_title(self, paper: Paper, ladder: _Ladder) -> None:
         for source, search in (("openalex", self.openalex.title_search), ("semantic_scholar", self._s2_title)):
-            if done():
+            if ladder.done():
                 break
             try:
-                candidates = await search(title)
+                candidates = await search(paper.title)
             except SourceUnavailable as exc:
-                errors.append(f"{source}: {exc.reason}")
+                ladder.errors.append(f"{source}: {exc.reason}")
                 continue
-            verdicts.append(_judge(paper, candidates, source, "title search"))
+            ladder.verdicts.append(_judge(paper, candidates, source, "title search"))
 
-        answered = bool(verdicts)
+    def _conclude(self, paper: Paper, ladder: _Ladder) -> Paper:
+        verdicts, errors = ladder.verdicts, ladder.errors
         best = max(verdicts, key=lambda v: (v.rank, v.similarity or 0.0), default=None)
         if best is None or (best.status == "not_found" and errors):
             # Some source could not be asked, and none confirmed the paper: we do not know.
             detail = "could not be checked: " + "; ".join(errors)
-            return self._apply(paper, Verdict("unverified", "", None, detail), verdicts), answered
+            return self._apply(paper, Verdict("unverified", "", None, detail), verdicts)
         contradiction = next((v for v in verdicts if v.id_contradicts), None)
         if contradiction is not None and best.title_close and not best.by_id:
             # The title exists, but the DOI / arXiv id the citation carries names another work
@@ -183,10 +199,10 @@ class CitationVerifier:
             best = Verdict("suspicious", best.source, best.similarity,
                            f"{best.detail}; but the citation's own id resolves to another work: "
                            f"{contradiction.detail}", best.rank, best.by_id, best.title_close)
-            return self._apply(paper, best, [v for v in verdicts if v is not contradiction]), answered
+            return self._apply(paper, best, [v for v in verdicts if v is not contradiction])
         if best.status == "unverified" and errors:
             best.detail += "; not asked: " + "; ".join(errors)
-        return self._apply(paper, best, verdicts), answered
+        return self._apply(paper, best, verdicts)
 
     async def _s2_title(self, title: str) -> list[Paper]:
         return await self.s2.search(title, limit=5)

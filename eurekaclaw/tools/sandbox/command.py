@@ -53,48 +53,83 @@ def build_command(argv: list[str], *, limits: Limits, ro_paths: Iterable[str | P
         cmd += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     else:
         cmd += ["--unshare-user", "--disable-userns", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID)]
+    exposed = _exposed(ro_paths)
+    made: set[Path] = set()  # directories the command line has created or mounted so far
+    cmd += _read_only_root(exposed, made)
+    cmd += _scratch_mounts(limits, made)
+    cmd += _hidden_private_dirs(exposed, rw_dir)
+    cmd += _writable_and_data(rw_dir, files, made)
+    cmd += ["--remount-ro", "/", "--chdir", cwd]
+    for key, value in {"PATH": SAFE_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", **(env or {})}.items():
+        cmd += ["--setenv", key, value]
+    return [*cmd, "--", *_inner_command(limits, root_mode), *argv]
+
+
+def _exposed(ro_paths: Iterable[str | Path]) -> list[Path]:
+    """/usr and the requested read-only paths, refusing any that is (inside) a secret directory or /."""
     secret = secret_dirs()
     exposed = _resolve(["/usr", *ro_paths])
     for p in exposed:
         if any(inside(p, s) for s in secret) or p == Path("/"):
             raise SandboxUnavailable(f"refusing to expose {p} in the sandbox: it is (inside) EUREKACLAW_DIR or /")
-    made: set[Path] = set()
+    return exposed
+
+
+def _read_only_root(exposed: list[Path], made: set[Path]) -> list[str]:
+    """The exposed trees, the top-level bin/lib directories (or their symlinks) and the system files."""
+    args: list[str] = []
     for p in exposed:
-        cmd += _parents_args(p, made)
-        cmd += ["--ro-bind", str(p), str(p)]
+        args += _parents_args(p, made)
+        args += ["--ro-bind", str(p), str(p)]
         made.add(p)
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         host = Path("/") / name
         if host.is_symlink():
-            cmd += ["--symlink", os.readlink(host), str(host)]
+            args += ["--symlink", os.readlink(host), str(host)]
         elif host.is_dir() and not any(inside(host, p) for p in exposed):
-            cmd += ["--ro-bind", str(host), str(host)]
+            args += ["--ro-bind", str(host), str(host)]
     for f in SYSTEM_FILES:
         if os.path.isfile(f) and not any(inside(Path(f), p) for p in exposed):
-            cmd += _parents_args(Path(f), made) + ["--ro-bind", f, f]
+            args += _parents_args(Path(f), made) + ["--ro-bind", f, f]
+    return args
+
+
+def _scratch_mounts(limits: Limits, made: set[Path]) -> list[str]:
     tmp_bytes = str(limits.tmp_mb * 2**20)
     shm_bytes = str(min(limits.tmp_mb, 16) * 2**20)
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--size", shm_bytes, "--perms", "1777", "--tmpfs", "/dev/shm",
-            "--remount-ro", "/dev", "--size", tmp_bytes, "--perms", "1777", "--tmpfs", "/tmp"]
     made.update({Path("/proc"), Path("/dev"), Path("/dev/shm"), Path("/tmp")})
-    # a private directory inside an exposed tree: an empty read-only tmpfs over it
+    return ["--proc", "/proc", "--dev", "/dev", "--size", shm_bytes, "--perms", "1777", "--tmpfs", "/dev/shm",
+            "--remount-ro", "/dev", "--size", tmp_bytes, "--perms", "1777", "--tmpfs", "/tmp"]
+
+
+def _hidden_private_dirs(exposed: list[Path], rw_dir: Path | None) -> list[str]:
+    """A private directory inside an exposed tree: an empty read-only tmpfs over it (unless it
+    holds, or lies inside, the writable directory)."""
+    args: list[str] = []
     for priv in private_paths():
         if any(inside(priv, p) and priv != p for p in exposed) and priv.is_dir():
             if rw_dir is not None and (inside(Path(os.path.realpath(rw_dir)), priv) or inside(priv, Path(os.path.realpath(rw_dir)))):
                 continue
-            cmd += ["--size", "4096", "--tmpfs", str(priv), "--remount-ro", str(priv)]
+            args += ["--size", "4096", "--tmpfs", str(priv), "--remount-ro", str(priv)]
+    return args
+
+
+def _writable_and_data(rw_dir: Path | None, files: dict[str, int] | None, made: set[Path]) -> list[str]:
+    args: list[str] = []
     if rw_dir is not None:
         real = Path(os.path.realpath(rw_dir))
-        cmd += _parents_args(real, made) + ["--bind", str(real), str(real)]
+        args += _parents_args(real, made) + ["--bind", str(real), str(real)]
     for dest, fd in (files or {}).items():
-        cmd += _parents_args(Path(dest), made) + ["--perms", "0444", "--ro-bind-data", str(fd), dest]
-    cmd += ["--remount-ro", "/", "--chdir", cwd]
-    for key, value in {"PATH": SAFE_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", **(env or {})}.items():
-        cmd += ["--setenv", key, value]
+        args += _parents_args(Path(dest), made) + ["--perms", "0444", "--ro-bind-data", str(fd), dest]
+    return args
+
+
+def _inner_command(limits: Limits, root_mode: bool) -> list[str]:
+    """prlimit for the process cap; as root, first setpriv to uid 65534 with no capabilities."""
     inner = [shutil.which("prlimit", path=SAFE_PATH) or "/usr/bin/prlimit",
              f"--nproc={limits.max_procs}:{limits.max_procs}", "--"]
     if root_mode:
         inner = [shutil.which("setpriv", path=SAFE_PATH) or "/usr/bin/setpriv", f"--reuid={SANDBOX_UID}",
                  f"--regid={SANDBOX_GID}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--",
                  shutil.which("unshare", path=SAFE_PATH) or "/usr/bin/unshare", "--user", "--", *inner]
-    return [*cmd, "--", *inner, *argv]
+    return inner
