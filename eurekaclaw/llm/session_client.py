@@ -209,7 +209,7 @@ class SessionLLM:
         placeholders = prompt_placeholders(request)
         response = await self.complete(request)
         try:
-            return self._parse(response, output, placeholders)
+            return parse_reply(response, output, placeholders)
         except LLMOutputError as first:
             if first.kind == "truncated":
                 raise
@@ -225,34 +225,36 @@ class SessionLLM:
                 ),
             ]
             retry = await self.complete(request.model_copy(update={"messages": repair_messages}))
-            return self._parse(retry, output, placeholders)
+            return parse_reply(retry, output, placeholders)
 
-    @staticmethod
-    def _parse(response: LLMResponse, output: type[M], placeholders: frozenset[str] = frozenset()) -> M:
-        if response.stop_reason == "max_tokens":
-            raise LLMOutputError("reply truncated at max_tokens", kind="truncated", raw=response.text)
-        data = response.structured
-        if data is None:
-            try:
-                data = extract_json(response.text)
-            except ValueError as exc:
-                raise LLMOutputError(str(exc), kind="schema", raw=response.text) from None
-        echoed = echoed_placeholders(data, placeholders)
-        if echoed:
-            # A small model that copies the prompt's example object would otherwise store
-            # "<a few paragraphs>" as a gap analysis.
-            raise LLMOutputError(
-                "these fields repeat the prompt's placeholder instead of an answer: " + "; ".join(echoed[:8]),
-                kind="schema", raw=json.dumps(data, ensure_ascii=False)[:4000],
-            )
+
+def parse_reply(response: LLMResponse, output: type[M], placeholders: frozenset[str] = frozenset()) -> M:
+    """The reply as a validated `output`; an echoed prompt placeholder, a truncation or a schema
+    mismatch is an LLMOutputError (shared by every path that asks for a structured answer)."""
+    if response.stop_reason == "max_tokens":
+        raise LLMOutputError("reply truncated at max_tokens", kind="truncated", raw=response.text)
+    data = response.structured
+    if data is None:
         try:
-            return output.model_validate(data)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()[:8]
-            )
-            raw = json.dumps(data, ensure_ascii=False)[:4000]
-            raise LLMOutputError(problems, kind="schema", raw=raw) from None
+            data = extract_json(response.text)
+        except ValueError as exc:
+            raise LLMOutputError(str(exc), kind="schema", raw=response.text) from None
+    echoed = echoed_placeholders(data, placeholders)
+    if echoed:
+        # A small model that copies the prompt's example object would otherwise store
+        # "<a few paragraphs>" as a gap analysis.
+        raise LLMOutputError(
+            "these fields repeat the prompt's placeholder instead of an answer: " + "; ".join(echoed[:8]),
+            kind="schema", raw=json.dumps(data, ensure_ascii=False)[:4000],
+        )
+    try:
+        return output.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()[:8]
+        )
+        raw = json.dumps(data, ensure_ascii=False)[:4000]
+        raise LLMOutputError(problems, kind="schema", raw=raw) from None
 
 
 # A placeholder in a prompt's example reply: a quoted "<what goes here>".

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from eurekaclaw.agents.base import BaseAgent
 from eurekaclaw.errors import LLMOutputError
-from eurekaclaw.llm.session_client import extract_json
+from eurekaclaw.llm.session_client import parse_reply, prompt_placeholders
 from eurekaclaw.llm.types import LLMRequest, Message
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.tools.base import run_tool_loop
@@ -44,12 +44,12 @@ async def ask_with_tools(agent: BaseAgent, request: LLMRequest, output: type[M],
 
     response, messages = await run_tool_loop(agent.client.complete, req, agent.ctx.tools,
                                              max_turns=TOOL_TURNS, on_tool_call=record)
-    if response.stop_reason == "max_tokens":
-        raise LLMOutputError("reply truncated at max_tokens", kind="truncated", raw=response.text)
     try:
-        data = response.structured if response.structured is not None else extract_json(response.text)
-        return output.model_validate(data)
-    except (ValueError, ValidationError):
+        # the same checks as a plain structured answer, placeholders echoed from the prompt included
+        return parse_reply(response, output, prompt_placeholders(req))
+    except LLMOutputError as exc:
+        if exc.kind == "truncated":
+            raise
         repair = request.model_copy(update={
             "messages": messages + [Message(role="user", content=f"Reply now with only the {output.__name__} object.")]
         })
