@@ -4,10 +4,10 @@ The query asserts domains ∧ assumptions ∧ definedness ∧ ¬conclusion; unsa
 Everything is kept in real arithmetic (integer variables enter through ToReal) so `/` is always
 real division. Square roots and other fractional powers become fresh variables (y ≥ 0,
 y^q = x); absolute value, min, max, floor and ceiling become if-then-else / ToInt; log, exp,
-symbolic powers, harmonic numbers, unclosed power sums, pi and e become fresh variables with
-true axioms instantiated at the terms that occur (smt_terms.py, smt_axioms.py); sympy's piecewise closed forms
-become if-then-else. Anything else (trigonometry, factorial, binomial) is untranslatable and the
-answer is "unknown" — never a pass.
+symbolic powers, harmonic numbers, unclosed power sums, pi and e become fresh variables
+(smt_terms.py) with true axioms instantiated at the terms that occur (smt_axioms.py); sympy's
+piecewise closed forms become if-then-else. Anything else (trigonometry, factorial, binomial)
+is untranslatable and the answer is "unknown" — never a pass.
 
 Soundness: the expressions are translated as written (claims.py builds them unevaluated). Each
 translated term records where it is defined over the reals (`needs`: a root's base ≥ 0, a
