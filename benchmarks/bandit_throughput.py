@@ -135,12 +135,18 @@ def main() -> None:
     # ts: the lazy sampler ts_beta uses by default; ts_direct: every Beta drawn at every step
     print(f"ts_kernel {'numba' if compiled_available() else 'numpy'}")
     simulate("bernoulli", MEANS, "ts_beta", 200, 2)  # numba compiles (or loads its cache) here, untimed
-    variants = (("ucb1", "ucb1", {}), ("ts_beta", "ts", {}), ("ts_beta", "ts_numpy", {"compiled": 0}),
-                ("ts_beta", "ts_direct", {"lazy": 0}))
+    variants = (
+        ("ucb1", "ucb1", {}),
+        ("ts_beta", "ts", {}),
+        ("ts_beta", "ts_numpy", {"compiled": 0}),
+        ("ts_beta", "ts_direct", {"lazy": 0}),
+    )
     for policy, label, params in variants:
         if label == "ts_numpy" and not compiled_available():
             continue  # `ts` is already the numpy path
-        wall, cpu = best_of(args.repeat, lambda p=policy, q=params: simulate("bernoulli", MEANS, p, T, R, seed=1, params=q))
+        wall, cpu = best_of(
+            args.repeat, lambda p=policy, q=params: simulate("bernoulli", MEANS, p, T, R, seed=1, params=q)
+        )
         vec, vec_cpu = R * T / wall, R * T / cpu
         print(f"{label}_vectorised_pulls_per_s {vec:.4g}")
         print(f"{label}_vectorised_pulls_per_cpu_s {vec_cpu:.4g}")
@@ -153,7 +159,9 @@ def main() -> None:
             print(f"{label}_speedup_cpu {vec_cpu / plain_cpu:.3g}")
         if smpy:
             if policy not in smpy_rate:
-                s_wall, s_cpu = best_of(max(1, args.repeat - 1), lambda p=policy: smpybandits_loop(p, T, args.smpy_runs))
+                s_wall, s_cpu = best_of(
+                    max(1, args.repeat - 1), lambda p=policy: smpybandits_loop(p, T, args.smpy_runs)
+                )
                 smpy_rate[policy] = (args.smpy_runs * T / s_wall, args.smpy_runs * T / s_cpu)
                 print(f"{label}_smpybandits_pulls_per_s {smpy_rate[policy][0]:.4g}")
                 print(f"{label}_smpybandits_pulls_per_cpu_s {smpy_rate[policy][1]:.4g}")
@@ -161,8 +169,12 @@ def main() -> None:
             print(f"{label}_vs_smpybandits {vec / sm:.3g}")
             print(f"{label}_vs_smpybandits_cpu {vec_cpu / sm_cpu:.3g}")
     if args.all_policies:
-        families = {"kl_ucb_gaussian": "gaussian", "kl_ucb_exp": "exponential", "kl_ucb_poisson": "poisson",
-                    "robust_ucb": "pareto"}
+        families = {
+            "kl_ucb_gaussian": "gaussian",
+            "kl_ucb_exp": "exponential",
+            "kl_ucb_poisson": "poisson",
+            "robust_ucb": "pareto",
+        }
         for policy in POLICIES:
             fam = families.get(policy, "bernoulli")
             means = MEANS if fam in ("bernoulli", "gaussian") else [m + 0.5 for m in MEANS]

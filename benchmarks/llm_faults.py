@@ -53,9 +53,16 @@ async def calls_at(rate: float, n: int, seed: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp, FaultServer(rate=rate, seed=seed) as srv:
         settings = Settings(openai_compat_base_url=srv.base_url, openai_compat_model="m", llm_timeout_s=0.3)
         planned = Planned()
-        llm = SessionLLM(OpenAICompatBackend(settings), UsageLedger(Path(tmp) / "usage.json"),
-                         Path(tmp) / "llm_log.jsonl", max_retries=6, retry_base_s=10.0, retry_max_s=300.0,
-                         retry_total_s=900.0, sleep=planned)
+        llm = SessionLLM(
+            OpenAICompatBackend(settings),
+            UsageLedger(Path(tmp) / "usage.json"),
+            Path(tmp) / "llm_log.jsonl",
+            max_retries=6,
+            retry_base_s=10.0,
+            retry_max_s=300.0,
+            retry_total_s=900.0,
+            sleep=planned,
+        )
         per_call, done = [], 0
         for i in range(n):
             before = len(srv.log)
@@ -68,8 +75,11 @@ async def calls_at(rate: float, n: int, seed: int) -> dict[str, float]:
         await llm.backend.aclose()  # type: ignore[attr-defined]
         usage = json.loads((Path(tmp) / "usage.json").read_text())
         return {
-            "completed": done / n, "requests": len(srv.log), "max_requests_per_call": max(per_call),
-            "mean_requests_per_call": sum(per_call) / n, "usage_attempts": usage["attempts"],
+            "completed": done / n,
+            "requests": len(srv.log),
+            "max_requests_per_call": max(per_call),
+            "mean_requests_per_call": sum(per_call) / n,
+            "usage_attempts": usage["attempts"],
             "planned_wait_s_per_call": sum(planned) / n,
         }
 
@@ -78,9 +88,15 @@ async def always_503() -> tuple[int, float]:
     with tempfile.TemporaryDirectory() as tmp, FaultServer(rate=1.0, kinds=("http_503",)) as srv:
         s = load_settings(openai_compat_base_url=srv.base_url, openai_compat_model="m")
         planned = Planned()
-        llm = SessionLLM(OpenAICompatBackend(s), UsageLedger(Path(tmp) / "usage.json"), max_retries=s.llm_max_retries,
-                         retry_base_s=s.llm_retry_base_s, retry_max_s=s.llm_retry_max_s,
-                         retry_total_s=s.llm_retry_total_s, sleep=planned)
+        llm = SessionLLM(
+            OpenAICompatBackend(s),
+            UsageLedger(Path(tmp) / "usage.json"),
+            max_retries=s.llm_max_retries,
+            retry_base_s=s.llm_retry_base_s,
+            retry_max_s=s.llm_retry_max_s,
+            retry_total_s=s.llm_retry_total_s,
+            sleep=planned,
+        )
         try:
             await llm.complete(ask(0))
         except LLMRetryableError:
@@ -142,21 +158,33 @@ async def sessions_at(rate: float, k: int) -> dict[str, float]:
         handler = logging.StreamHandler(stream)
         handler.setLevel(logging.WARNING)
         logging.getLogger().addHandler(handler)
-        with tempfile.TemporaryDirectory() as home, FaultServer(
-            rate=rate, seed=100 + run,
-            reply=lambda body, call, replies=replies: replies.pop(body.get("user"), completion("ok")),
-        ) as srv:
+        with (
+            tempfile.TemporaryDirectory() as home,
+            FaultServer(
+                rate=rate,
+                seed=100 + run,
+                reply=lambda body, call, replies=replies: replies.pop(body.get("user"), completion("ok")),
+            ) as srv,
+        ):
             os.environ["EUREKACLAW_DIR"] = home
             settings = load_settings(
-                eurekaclaw_dir=Path(home), eurekaclaw_offline=True, gate_mode="none",
-                openai_compat_base_url=srv.base_url, openai_compat_model="fault-model", llm_timeout_s=0.5,
-                llm_max_retries=6, llm_retry_base_s=0.01, llm_retry_max_s=0.05, theory_concurrency=1,
+                eurekaclaw_dir=Path(home),
+                eurekaclaw_offline=True,
+                gate_mode="none",
+                openai_compat_base_url=srv.base_url,
+                openai_compat_model="fault-model",
+                llm_timeout_s=0.5,
+                llm_max_retries=6,
+                llm_retry_base_s=0.01,
+                llm_retry_max_s=0.05,
+                theory_concurrency=1,
             )
             orch = MetaOrchestrator(settings, backend=Proxied(settings, srv, replies), plugins={})
             try:
                 result = await orch.run(InputSpec(mode="prove", statement="For all real x, x^2 - 2x + 1 >= 0"))
                 completed += result.status in ("completed", "partial") and all(
-                    r.status != "failed" for r in result.stages)
+                    r.status != "failed" for r in result.stages
+                )
                 proved += result.theory_status == "proved"
                 usage = json.loads((Path(result.session_dir) / "usage.json").read_text())
                 attempts += usage["attempts"]
@@ -167,8 +195,15 @@ async def sessions_at(rate: float, k: int) -> dict[str, float]:
         logging.getLogger().removeHandler(handler)
         tracebacks += stream.getvalue().count("Traceback")
     del false_proved  # a false "proved" would need a refuted lemma; the demo theorem is true
-    return {"completed": completed, "proved": proved, "tracebacks": tracebacks, "runs": k,
-            "requests": requests, "faults": faults, "usage_attempts": attempts}
+    return {
+        "completed": completed,
+        "proved": proved,
+        "tracebacks": tracebacks,
+        "runs": k,
+        "requests": requests,
+        "faults": faults,
+        "usage_attempts": attempts,
+    }
 
 
 async def main() -> None:
@@ -179,8 +214,11 @@ async def main() -> None:
     for rate, seed in ((0.3, 7), (0.5, 8)):
         figures = await calls_at(rate, args.calls, seed)
         for name, value in figures.items():
-            print(f"calls_{int(rate * 100)}pct_{name} {value:.3f}" if isinstance(value, float) else
-                  f"calls_{int(rate * 100)}pct_{name} {value}")
+            print(
+                f"calls_{int(rate * 100)}pct_{name} {value:.3f}"
+                if isinstance(value, float)
+                else f"calls_{int(rate * 100)}pct_{name} {value}"
+            )
     requests, wait = await always_503()
     print(f"always_503_requests {requests}")
     print(f"always_503_planned_wait_s {wait:.0f}")

@@ -37,7 +37,10 @@ def main() -> None:
         for case in TRUE + FALSE:
             result = smt_check(case.claim, timeout_s=args.smt_timeout, solver=solver)
             if args.verbose:
-                print(f"{solver} {case.id} {'T' if case.true else 'F'} {result.verdict}: {result.detail[:120]}", file=sys.stderr)
+                print(
+                    f"{solver} {case.id} {'T' if case.true else 'F'} {result.verdict}: {result.detail[:120]}",
+                    file=sys.stderr,
+                )
             if result.verdict == "passed":
                 if case.true:
                     proved_true += 1

@@ -23,7 +23,11 @@ CALLS = {
     "integrate": {"operation": "integrate", "expression": "x*exp(-x)", "variable": "x", "lower": "0", "upper": "oo"},
     "solve": {"operation": "solve", "expression": "x^2 - 3*x + 2 < 0", "variable": "x"},
     "sign": {"operation": "sign", "expression": "x - log(1 + x)", "variables": [{"name": "x", "domain": "positive"}]},
-    "check": {"operation": "check", "expression": "log(1 + x) <= x", "variables": [{"name": "x", "domain": "positive"}]},
+    "check": {
+        "operation": "check",
+        "expression": "log(1 + x) <= x",
+        "variables": [{"name": "x", "domain": "positive"}],
+    },
 }
 
 

@@ -86,8 +86,13 @@ async def _respond(request, delay: float):
         return {"proof": f"proof of {request.lemma_id}", "self_assessment": {"confidence": 0.9}}
     if request.role == "verifier":
         return {"verdict": "pass", "confidence": 0.9, "errors": []}
-    return {"proves_statement": True, "assumptions_respected": True,
-            "cited_lemmas_used_correctly": True, "verdict": "consistent", "issues": []}
+    return {
+        "proves_statement": True,
+        "assumptions_respected": True,
+        "cited_lemmas_used_correctly": True,
+        "verdict": "consistent",
+        "issues": [],
+    }
 
 
 async def measure(dag: dict[str, LemmaNode], delay: float, concurrency: int, workdir: Path) -> float:

@@ -41,6 +41,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
 def _start_orchestrator(settings: Any, llm: str | None, as_json: bool, review_llm: str | None = None) -> Any:
     """Build the orchestrator and its backend before a session exists (a missing backend is
     exit 3 in well under a second, with nothing written)."""
@@ -58,12 +59,18 @@ def _start_orchestrator(settings: Any, llm: str | None, as_json: bool, review_ll
             f"Using the local model {label}: results are demonstration quality, and its reviews do "
             "not count as verification. Configure Claude or an OpenAI-compatible server for real "
             "work (see README).",
-            style="yellow", markup=False, highlight=False,
+            style="yellow",
+            markup=False,
+            highlight=False,
         )
     if orchestrator.profile_overrides:
         shown = ", ".join(f"{k.upper()}={v}" for k, v in orchestrator.profile_overrides.items())
-        err().print(f"Demonstration settings (set them yourself to override): {shown}",
-                    style="yellow", markup=False, highlight=False)
+        err().print(
+            f"Demonstration settings (set them yourself to override): {shown}",
+            style="yellow",
+            markup=False,
+            highlight=False,
+        )
     return orchestrator
 
 
@@ -77,8 +84,13 @@ def _launch(spec_fields: dict[str, Any], run: RunOptions) -> None:
     budget = check_budget(run.budget_usd)
     settings = cli_settings(run.gate, run.budget_tokens)
     # the settings above already refused a gate that is not a gate mode
-    spec = InputSpec(**spec_fields, domain=run.domain, gate_mode=known_gate_mode(run.gate), budget_usd=budget,
-                     output_dir=check_output_dir(run.output))
+    spec = InputSpec(
+        **spec_fields,
+        domain=run.domain,
+        gate_mode=known_gate_mode(run.gate),
+        budget_usd=budget,
+        output_dir=check_output_dir(run.output),
+    )
     orchestrator = _start_orchestrator(settings, run.llm, run.json_out, run.review_llm)
     result = asyncio.run(orchestrator.run(spec))
     finish_run(result, run.json_out)
@@ -111,7 +123,10 @@ def prove(
 @handle_errors
 @run_options
 def from_papers(
-    paper_ids: Annotated[list[str], typer.Argument(help="arXiv ids (1204.5721, math/0601001, 1706.03762v5), DOIs or Semantic Scholar ids.")],
+    paper_ids: Annotated[
+        list[str],
+        typer.Argument(help="arXiv ids (1204.5721, math/0601001, 1706.03762v5), DOIs or Semantic Scholar ids."),
+    ],
     run: RunOptions,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -133,10 +148,16 @@ def from_papers(
 def explore(
     area: Annotated[str, typer.Argument(help="A research area, e.g. 'multi-armed bandits with heavy tails'.")],
     run: RunOptions,
-    max_pivots: Annotated[int, typer.Option(
-        "--max-pivots", min=0, max=10,
-        help="A direction that ends abandoned, refuted or contradicted hands over to the next scored one, "
-             "at most this many times.")] = 2,
+    max_pivots: Annotated[
+        int,
+        typer.Option(
+            "--max-pivots",
+            min=0,
+            max=10,
+            help="A direction that ends abandoned, refuted or contradicted hands over to the next scored one, "
+            "at most this many times.",
+        ),
+    ] = 2,
     verbose: VerboseOpt = False,
 ) -> None:
     """Explore an area: broad survey, scored research directions, then the full pipeline.

@@ -58,27 +58,40 @@ class OneLineErrors(typer.core.TyperGroup):
 
 cli_state: dict[str, Any] = {"verbose": False}
 
-DomainOpt = Annotated[str | None, typer.Option("--domain", help="Domain plugin (e.g. mab); default: detected from the text.")]
+DomainOpt = Annotated[
+    str | None, typer.Option("--domain", help="Domain plugin (e.g. mab); default: detected from the text.")
+]
 OutputOpt = Annotated[
     str | None,
     # no square brackets in help texts: rich markup would swallow them
     typer.Option("--output", "-o", help="Where to copy the session's artefacts (default: ./results/<session_id>)."),
 ]
 GateOpt = Annotated[str | None, typer.Option("--gate", help="Pause between stages: none | auto | human.")]
-BudgetOpt = Annotated[float | None, typer.Option("--budget-usd", min=0.0, help="Stop cleanly before spending more than this.")]
+BudgetOpt = Annotated[
+    float | None, typer.Option("--budget-usd", min=0.0, help="Stop cleanly before spending more than this.")
+]
 BudgetTokensOpt = Annotated[
     int | None,
-    typer.Option("--budget-tokens", min=0, help="Stop cleanly before using more tokens than this "
-                 "(input + output + cache); the cap for models without a known price."),
+    typer.Option(
+        "--budget-tokens",
+        min=0,
+        help="Stop cleanly before using more tokens than this "
+        "(input + output + cache); the cap for models without a known price.",
+    ),
 ]
 LLMOpt = Annotated[
     str | None,
-    typer.Option("--llm", help="Backend override: anthropic | openai_compat | local | scripted:<file> | replay:<session>."),
+    typer.Option(
+        "--llm", help="Backend override: anthropic | openai_compat | local | scripted:<file> | replay:<session>."
+    ),
 ]
 ReviewLLMOpt = Annotated[
     str | None,
-    typer.Option("--review-llm", help="A separate model for proof reviews, same form as --llm; "
-                 "without it the proving model's reviews are recorded as self-reviews."),
+    typer.Option(
+        "--review-llm",
+        help="A separate model for proof reviews, same form as --llm; "
+        "without it the proving model's reviews are recorded as self-reviews.",
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print a machine-readable result on stdout.")]
 VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Show debug logs and tracebacks.")]
@@ -99,8 +112,14 @@ class RunOptions:
 
 
 _RUN_OPTION_TYPES: dict[str, Any] = {
-    "domain": DomainOpt, "output": OutputOpt, "gate": GateOpt, "budget_usd": BudgetOpt,
-    "budget_tokens": BudgetTokensOpt, "llm": LLMOpt, "review_llm": ReviewLLMOpt, "json_out": JsonOpt,
+    "domain": DomainOpt,
+    "output": OutputOpt,
+    "gate": GateOpt,
+    "budget_usd": BudgetOpt,
+    "budget_tokens": BudgetTokensOpt,
+    "llm": LLMOpt,
+    "review_llm": ReviewLLMOpt,
+    "json_out": JsonOpt,
 }
 
 
@@ -110,8 +129,12 @@ def run_options(func: Callable[..., Any]) -> Callable[..., Any]:
     own = [p for name, p in inspect.signature(func, eval_str=True).parameters.items() if name != "run"]
     arguments = [p for p in own if p.default is inspect.Parameter.empty]
     rest = [p for p in own if p.default is not inspect.Parameter.empty]
-    shared = [inspect.Parameter(f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=f.default,
-                                annotation=_RUN_OPTION_TYPES[f.name]) for f in fields(RunOptions)]
+    shared = [
+        inspect.Parameter(
+            f.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=f.default, annotation=_RUN_OPTION_TYPES[f.name]
+        )
+        for f in fields(RunOptions)
+    ]
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -134,8 +157,12 @@ class ConsoleLogHandler(logging.Handler):
 
             from eurekaclaw import console
 
-            console.err().print(Text(self.format(record), style="yellow" if record.levelno >= logging.WARNING else "dim"),
-                                markup=False, highlight=False, soft_wrap=True)
+            console.err().print(
+                Text(self.format(record), style="yellow" if record.levelno >= logging.WARNING else "dim"),
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
         except Exception:  # noqa: BLE001 - logging must never raise
             self.handleError(record)
 
@@ -166,7 +193,10 @@ def _log_input_error(message: str) -> None:
         from eurekaclaw.types.artifacts import utcnow
 
         root = Path(os.environ.get("EUREKACLAW_DIR", "~/.eurekaclaw")).expanduser()
-        append_jsonl(root / "events.jsonl", {"ts": utcnow().isoformat(), "kind": "input_error", "message": message, "argv": sys.argv[1:]})
+        append_jsonl(
+            root / "events.jsonl",
+            {"ts": utcnow().isoformat(), "kind": "input_error", "message": message, "argv": sys.argv[1:]},
+        )
     except Exception:  # noqa: BLE001 - logging an error must never raise another one
         pass
 
@@ -248,5 +278,3 @@ def cli_settings(gate: str | None = None, budget_tokens: int | None = None) -> A
     except OSError as exc:  # a settings file that cannot even be looked at
         raise MissingConfigError(f"the settings cannot be read: {exc.strerror or exc}") from None
     return check_settings(settings)
-
-

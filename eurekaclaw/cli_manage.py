@@ -66,8 +66,14 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
         text = m.statement or " ".join(m.paper_ids)
         short = text if len(text) <= 50 else text[:47] + "..."
         status = m.status + (f" ({m.theory_status})" if m.theory_status else "")
-        table.add_row(m.session_id, m.mode, short, status, cost_text(runs / m.session_id, m.cost_usd),
-                      m.created_at.strftime("%Y-%m-%d %H:%M"))
+        table.add_row(
+            m.session_id,
+            m.mode,
+            short,
+            status,
+            cost_text(runs / m.session_id, m.cost_usd),
+            m.created_at.strftime("%Y-%m-%d %H:%M"),
+        )
     out().print(table if rows else "no sessions yet")
 
 
@@ -97,7 +103,9 @@ def eval_session(
 
 @handle_errors
 def install_skills(
-    source: Annotated[str | None, typer.Argument(help="A folder, .zip/.tar.gz archive or git URL; default: the built-in skills.")] = None,
+    source: Annotated[
+        str | None, typer.Argument(help="A folder, .zip/.tar.gz archive or git URL; default: the built-in skills.")
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite skills you edited.")] = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -130,7 +138,9 @@ def skills(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
 
 @handle_errors
 def doctor(
-    online: Annotated[bool, typer.Option("--online", help="Also check that the literature services and the LLM endpoint answer.")] = False,
+    online: Annotated[
+        bool, typer.Option("--online", help="Also check that the literature services and the LLM endpoint answer.")
+    ] = False,
     json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:

@@ -33,7 +33,7 @@ def usage_of(session_dir: Any) -> dict[str, Any]:
 
 
 def cost_text(session_dir: Any, cost_usd: float) -> str:
-    """"$0.0123", or "unknown" when a model without a price was called (never a false $0)."""
+    """ "$0.0123", or "unknown" when a model without a price was called (never a false $0)."""
     usage = usage_of(session_dir)
     if usage.get("cost_known", True):
         return f"${cost_usd:.4f}"
@@ -63,12 +63,17 @@ def print_result(result: Any) -> None:
             level = " (weakest verification level: reviewed by the proving model itself — self-review, no independent check)"
         out().print(f"theorem: [bold]{result.theory_status}[/]{level}")
         if result.self_reviewed:
-            out().print(f"[yellow]{result.self_reviewed} lemma(s) reviewed only by the model that proved "
-                        "them (self-review); use --review-llm for an independent reviewer[/]")
+            out().print(
+                f"[yellow]{result.self_reviewed} lemma(s) reviewed only by the model that proved "
+                "them (self-review); use --review-llm for an independent reviewer[/]"
+            )
         if result.theory_status != "proved" and result.theory_reason:
             out().print(f"why: {result.theory_reason}", markup=False, highlight=False)
-    out().print(f"cost: {cost_text(result.session_dir, result.cost_usd)} over {result.llm_calls} LLM calls",
-                markup=False, highlight=False)
+    out().print(
+        f"cost: {cost_text(result.session_dir, result.cost_usd)} over {result.llm_calls} LLM calls",
+        markup=False,
+        highlight=False,
+    )
     out().print(f"session directory: {result.session_dir}")
     if result.output_dir:
         out().print(f"artefacts copied to: {result.output_dir}")

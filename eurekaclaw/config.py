@@ -30,6 +30,8 @@ def installed_backend_names() -> list[str]:
 
     plugins = sorted({ep.name.replace("-", "_") for ep in entry_points(group=LLM_BACKENDS_GROUP)})
     return [*BUILTIN_BACKENDS, *(p for p in plugins if p not in BUILTIN_BACKENDS)]
+
+
 GateMode = Literal["none", "auto", "human"]
 
 
@@ -39,6 +41,8 @@ def known_gate_mode(value: str | None) -> GateMode | None:
         if value == mode:
             return cast(GateMode, mode)
     return None
+
+
 TheoryPipeline = Literal["default", "memory_guided"]
 ExperimentMode = Literal["auto", "true", "false"]
 OpenAIStructured = Literal["json_schema", "tool", "prompt"]
@@ -152,8 +156,7 @@ class Settings(BaseSettings):
 
     # --- scoring ---------------------------------------------------------------------------------
     direction_weights: Annotated[tuple[float, float, float], NoDecode] = (0.4, 0.35, 0.25)
-    eval_weights: Annotated[tuple[float, float, float, float, float], NoDecode] = (
-        0.35, 0.25, 0.15, 0.15, 0.10)
+    eval_weights: Annotated[tuple[float, float, float, float, float], NoDecode] = (0.35, 0.25, 0.15, 0.15, 0.10)
 
     @field_validator("llm_backend")
     @classmethod

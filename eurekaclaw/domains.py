@@ -46,9 +46,7 @@ class DomainPlugin(ABC):
 
     def matches(self, text: str) -> bool:
         """Word-boundary keyword match; plugins may override for stricter rules."""
-        return any(
-            re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", text, re.IGNORECASE) for k in self.keywords
-        )
+        return any(re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", text, re.IGNORECASE) for k in self.keywords)
 
     def experiment_stage_available(self) -> bool:
         """Whether this plugin can run simulations for the Experiment stage."""

@@ -82,8 +82,13 @@ class LLMRetryableError(LLMError):
     """429, 529, 5xx, timeouts, connection failures: worth waiting and trying again."""
 
     def __init__(
-        self, message: str, *, status: int | None = None, retry_after: float | None = None,
-        reason: str | None = None, usage: object | None = None,
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        retry_after: float | None = None,
+        reason: str | None = None,
+        usage: object | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status

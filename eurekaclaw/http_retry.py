@@ -79,7 +79,10 @@ class RetryPolicy:
         return ceiling * (0.5 + rng() / 2) if self.jitter else ceiling
 
     def next_wait(
-        self, retries_done: int, waited_s: float, retry_after: float | None,
+        self,
+        retries_done: int,
+        waited_s: float,
+        retry_after: float | None,
         rng: Callable[[], float] = random.random,
     ) -> float | None:
         """Seconds to wait before the next attempt, or None when this call should give up."""

@@ -24,8 +24,14 @@ BACKENDS = ("anthropic", "openai_compat", "local")
 MENU = {"1": "anthropic", "2": "openai_compat", "3": "local"}
 # Keys this command owns in the .env file: a new set-up replaces all of them, so a switch from
 # Claude to a local server leaves no stale key choosing the old backend.
-OWNED_KEYS = ("LLM_BACKEND", "ANTHROPIC_API_KEY", "EUREKACLAW_MODEL", "OPENAI_COMPAT_BASE_URL",
-              "OPENAI_COMPAT_MODEL", "OPENAI_COMPAT_API_KEY")
+OWNED_KEYS = (
+    "LLM_BACKEND",
+    "ANTHROPIC_API_KEY",
+    "EUREKACLAW_MODEL",
+    "OPENAI_COMPAT_BASE_URL",
+    "OPENAI_COMPAT_MODEL",
+    "OPENAI_COMPAT_API_KEY",
+)
 SECRET_KEYS = frozenset({"ANTHROPIC_API_KEY", "OPENAI_COMPAT_API_KEY"})
 CHECK_TIMEOUT_S = 60.0
 MARKER = "# written by `eurekaclaw init`"
@@ -58,8 +64,10 @@ def _check_url(url: str) -> str:
 
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise BadInputError(f"base URL {url!r} must start with http:// or https:// and name a host",
-                            hint="e.g. http://127.0.0.1:11434/v1 for Ollama")
+        raise BadInputError(
+            f"base URL {url!r} must start with http:// or https:// and name a host",
+            hint="e.g. http://127.0.0.1:11434/v1 for Ollama",
+        )
     return url.rstrip("/")
 
 
@@ -88,15 +96,18 @@ def _read_secret(name: str, *, from_stdin: bool, interactive: bool, optional: bo
     return _clean_value(name, value) if value.strip() or not optional else None
 
 
-def collect(backend: str | None, *, base_url: str | None, model: str | None, api_key_stdin: bool,
-            interactive: bool) -> Choice:
+def collect(
+    backend: str | None, *, base_url: str | None, model: str | None, api_key_stdin: bool, interactive: bool
+) -> Choice:
     if backend is None:
         if not interactive:
             raise BadInputError("choose a backend: --backend anthropic | openai_compat | local")
-        typer.echo("Which model should EurekaClaw use?\n"
-                   "  1) Claude (Anthropic API key)\n"
-                   "  2) an OpenAI-compatible server (vLLM, Ollama, llama.cpp server, OpenRouter)\n"
-                   "  3) the bundled local model (small; demonstration quality)")
+        typer.echo(
+            "Which model should EurekaClaw use?\n"
+            "  1) Claude (Anthropic API key)\n"
+            "  2) an OpenAI-compatible server (vLLM, Ollama, llama.cpp server, OpenRouter)\n"
+            "  3) the bundled local model (small; demonstration quality)"
+        )
         answer = typer.prompt("Choice", default="1").strip()
         backend = MENU.get(answer, answer)
     backend = backend.strip().replace("-", "_")
@@ -126,8 +137,10 @@ def collect(backend: str | None, *, base_url: str | None, model: str | None, api
         from eurekaclaw.llm.select import local_available
 
         if not local_available():
-            raise MissingConfigError("the local model needs llama-cpp-python: "
-                                     "pip install -e \".[local]\" (see README), then run `eurekaclaw init` again")
+            raise MissingConfigError(
+                "the local model needs llama-cpp-python: "
+                'pip install -e ".[local]" (see README), then run `eurekaclaw init` again'
+            )
     return choice
 
 
@@ -150,8 +163,12 @@ def build_backend(settings: Any, name: str) -> Any:
 async def _tiny_call(backend: Any) -> str:
     from eurekaclaw.llm.types import LLMRequest, Message
 
-    request = LLMRequest(role="init_check", messages=[Message(role="user", content="Reply with the word: ok")],
-                         max_tokens=16, tier="main")
+    request = LLMRequest(
+        role="init_check",
+        messages=[Message(role="user", content="Reply with the word: ok")],
+        max_tokens=16,
+        tier="main",
+    )
     request.model = backend.model_for("main")
     try:
         response = await backend.complete(request)
@@ -176,10 +193,14 @@ def check(choice: Choice) -> str:
     try:
         return asyncio.run(_tiny_call(backend))
     except LLMAuthError as exc:
-        raise MissingConfigError(f"the {choice.backend} backend refused the key: {exc.user_message()}; nothing saved") from None
+        raise MissingConfigError(
+            f"the {choice.backend} backend refused the key: {exc.user_message()}; nothing saved"
+        ) from None
     except EurekaError as exc:
-        raise MissingConfigError(f"the test call to {choice.backend} failed: {exc.user_message()}; nothing saved",
-                                 hint="fix it, or save anyway with --no-check") from None
+        raise MissingConfigError(
+            f"the test call to {choice.backend} failed: {exc.user_message()}; nothing saved",
+            hint="fix it, or save anyway with --no-check",
+        ) from None
 
 
 # --- saving it ---------------------------------------------------------------------------------
@@ -232,10 +253,22 @@ def shadowing(choice: Choice, home: Path) -> list[str]:
 
 # --- the command ---------------------------------------------------------------------------------
 def init_command(
-    backend: Annotated[str | None, typer.Option("--backend", help="anthropic | openai_compat | local; asked when not given.")] = None,
-    base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1.")] = None,
-    model: Annotated[str | None, typer.Option("--model", help="Model name (openai_compat: required; anthropic: optional).")] = None,
-    api_key_stdin: Annotated[bool, typer.Option("--api-key-stdin", help="Read the API key from the first line of stdin (never from a flag, so it stays out of shell history).")] = False,
+    backend: Annotated[
+        str | None, typer.Option("--backend", help="anthropic | openai_compat | local; asked when not given.")
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1.")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Model name (openai_compat: required; anthropic: optional).")
+    ] = None,
+    api_key_stdin: Annotated[
+        bool,
+        typer.Option(
+            "--api-key-stdin",
+            help="Read the API key from the first line of stdin (never from a flag, so it stays out of shell history).",
+        ),
+    ] = False,
     no_check: Annotated[bool, typer.Option("--no-check", help="Save without the test call.")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show debug logs and tracebacks.")] = False,
 ) -> None:
@@ -254,12 +287,15 @@ def init_command(
     check_env_files(Path(home) / ".env")
     try:
         # --api-key-stdin means stdin is the key, not answers: then every other value is a flag
-        choice = collect(backend, base_url=base_url, model=model, api_key_stdin=api_key_stdin,
-                         interactive=not api_key_stdin)
+        choice = collect(
+            backend, base_url=base_url, model=model, api_key_stdin=api_key_stdin, interactive=not api_key_stdin
+        )
     except typer.Abort:  # end of input at a question
         typer.echo("", err=True)  # end the unanswered prompt's line
-        raise BadInputError("no answer given: run `eurekaclaw init` on a terminal, or give every value as "
-                            "a flag (--backend, --base-url, --model, --api-key-stdin)") from None
+        raise BadInputError(
+            "no answer given: run `eurekaclaw init` on a terminal, or give every value as "
+            "a flag (--backend, --base-url, --model, --api-key-stdin)"
+        ) from None
     if no_check:
         answered = "not checked (--no-check)"
     else:
@@ -271,6 +307,9 @@ def init_command(
     out().print(f"test call: {answered}", markup=False, highlight=False)
     for where in shadowing(choice, Path(home)):
         err().print(f"note: {where} is also set and wins over {path}", style="yellow", markup=False, highlight=False)
-    out().print("next: `eurekaclaw doctor` shows the effective set-up; try "
-                '`eurekaclaw prove "For all real x, x^2 - 2x + 1 >= 0"`', markup=False, highlight=False)
-
+    out().print(
+        "next: `eurekaclaw doctor` shows the effective set-up; try "
+        '`eurekaclaw prove "For all real x, x^2 - 2x + 1 >= 0"`',
+        markup=False,
+        highlight=False,
+    )

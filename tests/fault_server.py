@@ -50,7 +50,9 @@ Reply = Callable[[dict[str, Any], str | None], dict[str, Any]]
 
 def completion(content: str, model: str = "echo-model", prompt: int = 100, out: int = 20) -> dict[str, Any]:
     return {
-        "id": "cmpl-1", "object": "chat.completion", "model": model,
+        "id": "cmpl-1",
+        "object": "chat.completion",
+        "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out},
     }
@@ -58,9 +60,18 @@ def completion(content: str, model: str = "echo-model", prompt: int = 100, out: 
 
 class FaultServer:
     def __init__(
-        self, *, rate: float = 0.0, kinds: tuple[str, ...] = FAULT_KINDS, plan: list[str | None] | None = None,
-        seed: int = 0, timeout_sleep_s: float = 3.0, reply: Reply | None = None, max_lifetime_s: float = 300.0,
-        ignore_stream: bool = False, stream_usage: bool = True, chunk_chars: int = 3,
+        self,
+        *,
+        rate: float = 0.0,
+        kinds: tuple[str, ...] = FAULT_KINDS,
+        plan: list[str | None] | None = None,
+        seed: int = 0,
+        timeout_sleep_s: float = 3.0,
+        reply: Reply | None = None,
+        max_lifetime_s: float = 300.0,
+        ignore_stream: bool = False,
+        stream_usage: bool = True,
+        chunk_chars: int = 3,
     ) -> None:
         self.ignore_stream = ignore_stream
         self.stream_usage = stream_usage
@@ -102,8 +113,7 @@ class FaultServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         self._watchdog = threading.Timer(self.max_lifetime_s, self.stop)
         self._watchdog.daemon = True
@@ -149,8 +159,11 @@ class FaultServer:
         elif fault in STREAM_FAULT_KINDS:
             self._send_stream(h, body, self.reply(body, call), fault=fault)
         elif fault.startswith("http_429"):
-            headers = {"http_429_seconds": {"Retry-After": "12"}, "http_429_ms": {"retry-after-ms": "1500"},
-                       "http_429_date": {"Retry-After": email.utils.formatdate(time.time() + 7200, usegmt=True)}}
+            headers = {
+                "http_429_seconds": {"Retry-After": "12"},
+                "http_429_ms": {"retry-after-ms": "1500"},
+                "http_429_date": {"Retry-After": email.utils.formatdate(time.time() + 7200, usegmt=True)},
+            }
             self._send(h, 429, b'{"error": {"message": "rate limited"}}', headers[fault])
         elif fault.startswith("http_"):
             self._send(h, int(fault[5:]), b'{"error": {"message": "server trouble"}}')
@@ -180,12 +193,22 @@ class FaultServer:
         message, base = choice["message"], {"id": completion.get("id"), "model": completion.get("model")}
         content = message.get("content") or ""
         deltas: list[dict[str, Any]] = [{"role": "assistant"}]
-        deltas += [{"content": content[i:i + self.chunk_chars]} for i in range(0, len(content), self.chunk_chars)]
+        deltas += [{"content": content[i : i + self.chunk_chars]} for i in range(0, len(content), self.chunk_chars)]
         for index, tc in enumerate(message.get("tool_calls") or []):
             args = tc["function"]["arguments"]
             half = len(args) // 2
-            deltas.append({"tool_calls": [{"index": index, "id": tc["id"], "type": "function",
-                                           "function": {"name": tc["function"]["name"], "arguments": args[:half]}}]})
+            deltas.append(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": tc["id"],
+                            "type": "function",
+                            "function": {"name": tc["function"]["name"], "arguments": args[:half]},
+                        }
+                    ]
+                }
+            )
             deltas.append({"tool_calls": [{"index": index, "function": {"arguments": args[half:]}}]})
         chunks = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
         chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}]})
@@ -193,8 +216,9 @@ class FaultServer:
             chunks.append({**base, "choices": [], "usage": completion.get("usage")})
         return [f"data: {json.dumps(c)}\n\n".encode() for c in chunks] + [b"data: [DONE]\n\n"]
 
-    def _send_stream(self, h: BaseHTTPRequestHandler, body: dict[str, Any], completion: dict[str, Any],
-                     fault: str | None = None) -> None:
+    def _send_stream(
+        self, h: BaseHTTPRequestHandler, body: dict[str, Any], completion: dict[str, Any], fault: str | None = None
+    ) -> None:
         events = self.events(body, completion)
         cut = fault == "stream_cut"
         if fault is not None:

@@ -20,8 +20,10 @@ FAMILIES: dict[str, tuple[tuple[str, ...], str]] = {
     "kl_ucb_gaussian": (("gaussian", "bernoulli"), "it uses the Gaussian KL divergence (sub-Gaussian rewards)"),
     "kl_ucb_exp": (("exponential",), "it uses the exponential-family KL divergence of exponential rewards"),
     "kl_ucb_poisson": (("poisson",), "it uses the Poisson KL divergence"),
-    "imed": (("bernoulli", "gaussian", "exponential", "poisson"),
-             "it needs the KL divergence of a one-parameter exponential family"),
+    "imed": (
+        ("bernoulli", "gaussian", "exponential", "poisson"),
+        "it needs the KL divergence of a one-parameter exponential family",
+    ),
     "exp3": (("bernoulli",), "its importance-weighted estimates need rewards in [0, 1]"),
     "exp3_ix": (("bernoulli",), "its importance-weighted estimates need rewards in [0, 1]"),
 }

@@ -31,9 +31,9 @@ VARIABLE_DOCS = {
     "n_suboptimal": "number of arms with Delta_i > 0",
     "sigma": "noise level of the instance (gaussian)",
     "lai_robbins": "sum_i Delta_i / KL(nu_i, nu*) (bernoulli, gaussian, exponential, poisson; 0 when mu* = 1 "
-                   "with bernoulli rewards)",
+    "with bernoulli rewards)",
     "n_changes": "number of breakpoints of a piecewise-stationary instance (0 if stationary); gaps and "
-                 "means above are those of the first segment",
+    "means above are those of the first segment",
 }
 
 POLICY_GUIDE = {
@@ -51,13 +51,13 @@ POLICY_GUIDE = {
     "kl_ucb_poisson": "KL-UCB with the Poisson KL; params: c; poisson only",
     "imed": "IMED with the family's KL; bernoulli, gaussian, exponential or poisson",
     "robust_ucb": "Robust UCB with the truncated mean (heavy tails); params: eps in (0, 1], u >= E|X|^(1+eps) "
-                  "(defaults from the instance)",
+    "(defaults from the instance)",
     "exp3": "Exp3 (adversarial); params: eta (default sqrt(2 ln K / (K T))); bernoulli only",
     "exp3_ix": "Exp3-IX; params: eta, gamma (default eta / 2); bernoulli only",
     "sw_ucb": "sliding-window UCB (non-stationary); params: tau, xi (0.6), B (1); tau defaults to "
-              "2 B sqrt(T ln T / max(1, n_changes))",
+    "2 B sqrt(T ln T / max(1, n_changes))",
     "d_ucb": "discounted UCB (non-stationary); params: gamma, xi (0.6), B (1); gamma defaults to "
-             "1 - sqrt(max(1, n_changes) / T) / (4 B)",
+    "1 - sqrt(max(1, n_changes) / T) / (4 B)",
 }
 
 
@@ -82,10 +82,15 @@ class MABExperimentBackend:
                 for k, v in theory.BOUND_EXPRESSIONS.items()
             },
             "policies": POLICY_GUIDE,
-            "families": {"bernoulli": "means in [0, 1]", "gaussian": "sigma > 0", "pareto": "alpha > 1, means > 0",
-                         "exponential": "means > 0", "poisson": "means in (0, 1000]"},
+            "families": {
+                "bernoulli": "means in [0, 1]",
+                "gaussian": "sigma > 0",
+                "pareto": "alpha > 1, means > 0",
+                "exponential": "means > 0",
+                "poisson": "means in (0, 1000]",
+            },
             "instances": "an instance with `changes` ([{t, means}]) is piecewise-stationary: from step t on the "
-                         "arms have those means; regret is measured against the best arm of each segment",
+            "arms have those means; regret is measured against the best arm of each segment",
             "limits": {"max_work": self.max_work, "work": "repetitions x arms x horizon x policy cost, summed"},
         }
 
@@ -115,8 +120,10 @@ class MABExperimentBackend:
         one_instance = len(spec.instances) == 1
         for i, inst in enumerate(spec.instances):
             fam = Family(inst.family, inst.sigma, inst.alpha)
-            variables[inst.name] = {**theory.instance_variables(inst.means, inst.family, inst.sigma),
-                                    "n_changes": float(len(inst.changes))}
+            variables[inst.name] = {
+                **theory.instance_variables(inst.means, inst.family, inst.sigma),
+                "n_changes": float(len(inst.changes)),
+            }
             for pol, label in zip(spec.policies, labels, strict=True):
                 name = label if one_instance else f"{label}@{inst.name}"
                 if progress:
@@ -127,33 +134,53 @@ class MABExperimentBackend:
         bounds = []
         for b in spec.bounds:
             targets = [
-                s["name"] for s in series
+                s["name"]
+                for s in series
                 if (not b.policies or s["policy"] in b.policies) and (not b.instances or s["instance"] in b.instances)
             ]
             if not targets:
                 notes.append(f"bound {b.name}: no simulated series matches its policies/instances")
-            bounds.append({
-                "name": b.name, "expression": b.expression, "direction": b.direction,
-                "asymptotic": b.asymptotic, "rate": b.rate, "series": targets, "lemma_id": b.lemma_id,
-            })
+            bounds.append(
+                {
+                    "name": b.name,
+                    "expression": b.expression,
+                    "direction": b.direction,
+                    "asymptotic": b.asymptotic,
+                    "rate": b.rate,
+                    "series": targets,
+                    "lemma_id": b.lemma_id,
+                }
+            )
         for inst in spec.instances:
             if inst.family != "bernoulli":
                 notes.append(f"instance {inst.name} is {inst.family}: bounds for rewards in [0, 1] may not apply")
             if inst.changes:
-                notes.append(f"instance {inst.name} is piecewise-stationary ({len(inst.changes)} changes): regret is "
-                             "against the best arm of each segment; bounds for stationary arms do not apply")
+                notes.append(
+                    f"instance {inst.name} is piecewise-stationary ({len(inst.changes)} changes): regret is "
+                    "against the best arm of each segment; bounds for stationary arms do not apply"
+                )
         for entry in series:
             for note in entry.pop("sim_notes"):
                 line = f"{entry['name']}: {note}"
                 if line not in notes:
                     notes.append(line)
-        return {"series": series, "variables": variables, "bounds": bounds, "notes": notes,
-                "spec": spec.model_dump(mode="json")}
+        return {
+            "series": series,
+            "variables": variables,
+            "bounds": bounds,
+            "notes": notes,
+            "spec": spec.model_dump(mode="json"),
+        }
 
     @staticmethod
     def _simulate(
-        spec: MABExperimentSpec, index: int, fam: Family, means: list[float], policy: str,
-        params: dict[str, Any], should_stop: Callable[[], bool] | None,
+        spec: MABExperimentSpec,
+        index: int,
+        fam: Family,
+        means: list[float],
+        policy: str,
+        params: dict[str, Any],
+        should_stop: Callable[[], bool] | None,
         changes: list[tuple[int, list[float]]] | None = None,
     ) -> list[SimResult]:
         """One run to the largest horizon, or one per horizon for horizon-dependent policies."""
@@ -161,11 +188,22 @@ class MABExperimentBackend:
         results = []
         for h in horizons:
             cps = log_checkpoints(h, 60, extra=[x for x in spec.horizons if x <= h])
-            results.append(simulate(
-                fam, means, policy, h, spec.repetitions, spec.seed, params=dict(params), checkpoints=cps,
-                crn=spec.crn, stream=index, should_stop=should_stop,
-                changes=[c for c in (changes or []) if c[0] <= h],
-            ))
+            results.append(
+                simulate(
+                    fam,
+                    means,
+                    policy,
+                    h,
+                    spec.repetitions,
+                    spec.seed,
+                    params=dict(params),
+                    checkpoints=cps,
+                    crn=spec.crn,
+                    stream=index,
+                    should_stop=should_stop,
+                    changes=[c for c in (changes or []) if c[0] <= h],
+                )
+            )
         return results
 
 

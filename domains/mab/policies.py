@@ -38,16 +38,49 @@ from domains.mab.thompson import LazyBetaThompson
 from domains.mab.thompson_kernel import CompiledLazyThompson, compiled_available
 from domains.mab.window import PairWindow
 
-POLICIES = ("ucb1", "ucb_v", "kl_ucb", "moss", "ts_beta", "ts_gaussian", "eps_greedy", "etc",
-            "bayes_ucb", "kl_ucb_gaussian", "kl_ucb_exp", "kl_ucb_poisson", "imed", "robust_ucb",
-            "exp3", "exp3_ix", "sw_ucb", "d_ucb")
+POLICIES = (
+    "ucb1",
+    "ucb_v",
+    "kl_ucb",
+    "moss",
+    "ts_beta",
+    "ts_gaussian",
+    "eps_greedy",
+    "etc",
+    "bayes_ucb",
+    "kl_ucb_gaussian",
+    "kl_ucb_exp",
+    "kl_ucb_poisson",
+    "imed",
+    "robust_ucb",
+    "exp3",
+    "exp3_ix",
+    "sw_ucb",
+    "d_ucb",
+)
 # Policies whose behaviour depends on the horizon (a tuning from T): one run per horizon.
 HORIZON_DEPENDENT = frozenset({"moss", "etc", "exp3", "exp3_ix", "sw_ucb", "d_ucb"})
 # Relative cost of one step per (run, arm) pair, used to keep a spec within its time limit.
-COST = {"ucb1": 1.0, "moss": 0.6, "etc": 0.3, "eps_greedy": 1.0, "ucb_v": 1.6, "ts_gaussian": 3.0,
-        "ts_beta": 6.0, "kl_ucb": 25.0, "bayes_ucb": 30.0, "kl_ucb_gaussian": 1.5, "kl_ucb_exp": 12.0,
-        "kl_ucb_poisson": 12.0, "imed": 6.0, "robust_ucb": 2.5, "exp3": 3.5, "exp3_ix": 3.5,
-        "sw_ucb": 2.0, "d_ucb": 3.0}
+COST = {
+    "ucb1": 1.0,
+    "moss": 0.6,
+    "etc": 0.3,
+    "eps_greedy": 1.0,
+    "ucb_v": 1.6,
+    "ts_gaussian": 3.0,
+    "ts_beta": 6.0,
+    "kl_ucb": 25.0,
+    "bayes_ucb": 30.0,
+    "kl_ucb_gaussian": 1.5,
+    "kl_ucb_exp": 12.0,
+    "kl_ucb_poisson": 12.0,
+    "imed": 6.0,
+    "robust_ucb": 2.5,
+    "exp3": 3.5,
+    "exp3_ix": 3.5,
+    "sw_ucb": 2.0,
+    "d_ucb": 3.0,
+}
 
 
 class UCB1(Policy):
@@ -163,8 +196,9 @@ class TSBeta(Policy):
             return
         if self.params.get("compiled", 1) and compiled_available():
             # same draws in the same order as the numpy path: only faster (thompson_kernel.py)
-            self._compiled = CompiledLazyThompson(self.rng, self.shapes, self.K, window.ptr,
-                                                  window.flat["alpha"], window.flat["beta"], **knobs)
+            self._compiled = CompiledLazyThompson(
+                self.rng, self.shapes, self.K, window.ptr, window.flat["alpha"], window.flat["beta"], **knobs
+            )
             self._lazy = self._compiled
             self.kernel = "numba"
         else:
@@ -252,9 +286,27 @@ class ExploreThenCommit(Policy):
 
 
 REGISTRY: dict[str, type[Policy]] = {
-    cls.name: cls for cls in (UCB1, UCBV, KLUCB, MOSS, TSBeta, TSGaussian, EpsGreedy, ExploreThenCommit,
-                              BayesUCB, KLUCBGaussian, KLUCBExponential, KLUCBPoisson, IMED, RobustUCB,
-                              Exp3, Exp3IX, SlidingWindowUCB, DiscountedUCB)
+    cls.name: cls
+    for cls in (
+        UCB1,
+        UCBV,
+        KLUCB,
+        MOSS,
+        TSBeta,
+        TSGaussian,
+        EpsGreedy,
+        ExploreThenCommit,
+        BayesUCB,
+        KLUCBGaussian,
+        KLUCBExponential,
+        KLUCBPoisson,
+        IMED,
+        RobustUCB,
+        Exp3,
+        Exp3IX,
+        SlidingWindowUCB,
+        DiscountedUCB,
+    )
 }
 if tuple(REGISTRY) != POLICIES:  # the spec schema and the docs list POLICIES
     raise ImportError("policies.REGISTRY is out of date with POLICIES")
@@ -289,13 +341,20 @@ def etc_default_m(horizon: int, gaps: np.ndarray | list[float], sigma: float = 1
 
 def etc_warning(m: int, arms: int, horizon: int) -> str | None:
     if m * arms >= horizon:
-        return (f"etc explores for m K = {m} x {arms} = {m * arms} >= T = {horizon} steps: it never commits "
-                f"and its regret is that of uniform round-robin (linear in T)")
+        return (
+            f"etc explores for m K = {m} x {arms} = {m * arms} >= T = {horizon} steps: it never commits "
+            f"and its regret is that of uniform round-robin (linear in T)"
+        )
     return None
 
 
 def make_policy(
-    name: str, runs: int, arms: int, horizon: int, params: dict[str, Any], rng: np.random.Generator,
+    name: str,
+    runs: int,
+    arms: int,
+    horizon: int,
+    params: dict[str, Any],
+    rng: np.random.Generator,
     family: Any = None,
 ) -> Policy:
     try:

@@ -129,9 +129,11 @@ class SlidingWindowUCB(RewardPolicy):
         self.s = np.zeros(runs * arms)
         self.ring = self.tau < horizon  # a window shorter than the horizon forgets
         if self.ring and runs * self.tau * 16 > MAX_RING_BYTES:
-            raise ValueError(f"sw_ucb keeps the last tau = {self.tau} plays of each of {runs} runs "
-                             f"({runs * self.tau * 16 / 2**20:.0f} MB, limit {MAX_RING_BYTES // 2**20} MB); "
-                             "lower tau or the number of runs")
+            raise ValueError(
+                f"sw_ucb keeps the last tau = {self.tau} plays of each of {runs} runs "
+                f"({runs * self.tau * 16 / 2**20:.0f} MB, limit {MAX_RING_BYTES // 2**20} MB); "
+                "lower tau or the number of runs"
+            )
         if self.ring:
             self.ring_pair = np.zeros((self.tau, runs), dtype=np.intp)
             self.ring_x = np.zeros((self.tau, runs))

@@ -76,8 +76,10 @@ class SimResult:
 
     def __post_init__(self) -> None:
         self.stats = summarise(self.regret)
-        self.extra = {"lower": self.stats["mean"] - self.stats["stderr"],
-                      "upper": self.stats["mean"] + self.stats["stderr"]}
+        self.extra = {
+            "lower": self.stats["mean"] - self.stats["stderr"],
+            "upper": self.stats["mean"] + self.stats["stderr"],
+        }
         for name, values in (("realised", self.realised), ("best_arm_rate", self.best_rate)):
             if values is not None:
                 st = summarise(values)
@@ -262,7 +264,9 @@ def simulate(
     pol.bind(win)
     track = _Tracker(win, mu, runs)
 
-    cps = np.asarray(checkpoints, dtype=np.int64) if checkpoints is not None else log_checkpoints(horizon, n_checkpoints)
+    cps = (
+        np.asarray(checkpoints, dtype=np.int64) if checkpoints is not None else log_checkpoints(horizon, n_checkpoints)
+    )
     cps = np.unique(np.clip(np.concatenate([cps, [horizon]]), 1, horizon))
     regret, realised, best_rate = (np.empty((cps.size, runs)) for _ in range(3))
     init_end = min(K, horizon) if pol.init_round else 0

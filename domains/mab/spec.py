@@ -25,9 +25,26 @@ MAX_ARMS = 1000
 MAX_HORIZON = 10_000_000
 MAX_REPETITIONS = 10_000
 
-PolicyName = Literal["ucb1", "ucb_v", "kl_ucb", "moss", "ts_beta", "ts_gaussian", "eps_greedy", "etc",
-                     "bayes_ucb", "kl_ucb_gaussian", "kl_ucb_exp", "kl_ucb_poisson", "imed", "robust_ucb",
-                     "exp3", "exp3_ix", "sw_ucb", "d_ucb"]
+PolicyName = Literal[
+    "ucb1",
+    "ucb_v",
+    "kl_ucb",
+    "moss",
+    "ts_beta",
+    "ts_gaussian",
+    "eps_greedy",
+    "etc",
+    "bayes_ucb",
+    "kl_ucb_gaussian",
+    "kl_ucb_exp",
+    "kl_ucb_poisson",
+    "imed",
+    "robust_ucb",
+    "exp3",
+    "exp3_ix",
+    "sw_ucb",
+    "d_ucb",
+]
 Rate = Literal["log", "sqrt", "sqrt_log", "linear"]
 if set(get_args(PolicyName)) != set(POLICIES):  # the schema must offer exactly the simulator's policies
     raise ImportError("spec.PolicyName is out of date with policies.POLICIES")
@@ -48,14 +65,18 @@ class InstanceSpec(_Strict):
     means: list[float] = Field(min_length=2, description="mean reward of each arm")
     sigma: float = Field(default=1.0, gt=0, description="noise level of gaussian rewards")
     alpha: float = Field(default=2.5, gt=1, description="tail index of pareto rewards")
-    changes: list[ChangeSpec] = Field(default_factory=list, description=(
-        "piecewise-stationary instance: from step t on the arms have these means (breakpoints)"))
+    changes: list[ChangeSpec] = Field(
+        default_factory=list,
+        description=("piecewise-stationary instance: from step t on the arms have these means (breakpoints)"),
+    )
 
 
 class PolicySpec(_Strict):
     name: PolicyName
-    params: dict[str, float] = Field(default_factory=dict, description=(
-        "epsilon, c, d, m, zeta, b, sigma, eps, u, eta, gamma, tau, xi, B (see the policy list)"))
+    params: dict[str, float] = Field(
+        default_factory=dict,
+        description=("epsilon, c, d, m, zeta, b, sigma, eps, u, eta, gamma, tau, xi, B (see the policy list)"),
+    )
 
 
 class BoundSpec(_Strict):

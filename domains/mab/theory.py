@@ -51,8 +51,8 @@ BOUND_EXPRESSIONS: dict[str, dict[str, Any]] = {
         "rate": "log",
         "policies": ["kl_ucb", "kl_ucb_gaussian", "kl_ucb_exp", "kl_ucb_poisson", "bayes_ucb", "imed"],
         "source": "Garivier & Cappé (2011), Cappé et al. (2013) for exponential families, Kaufmann, Cappé & "
-                  "Garivier (2012) for Bayes-UCB, Honda & Takemura (2015) for IMED: limsup E[N_i(T)] / ln T <= "
-                  "1 / KL(nu_i, nu*)",
+        "Garivier (2012) for Bayes-UCB, Honda & Takemura (2015) for IMED: limsup E[N_i(T)] / ln T <= "
+        "1 / KL(nu_i, nu*)",
     },
     "exp3_minimax": {
         "expression": "sqrt(2*T*K*log(K))",
@@ -61,7 +61,7 @@ BOUND_EXPRESSIONS: dict[str, dict[str, Any]] = {
         "rate": "sqrt",
         "policies": ["exp3"],
         "source": "Bubeck & Cesa-Bianchi (2012), Theorem 3.1: Exp3 with eta = sqrt(2 ln K / (K T)), losses in "
-                  "[0, 1], any oblivious (so any stochastic) environment",
+        "[0, 1], any oblivious (so any stochastic) environment",
     },
     "exp3_ix_minimax": {
         "expression": "3/sqrt(2)*sqrt(K*T*log(K))",
@@ -70,7 +70,7 @@ BOUND_EXPRESSIONS: dict[str, dict[str, Any]] = {
         "rate": "sqrt",
         "policies": ["exp3_ix"],
         "source": "the exponential-weights analysis with Neu's (2015) implicit-exploration estimates: ln K / eta "
-                  "+ (eta / 2 + gamma) K T, at eta = 2 gamma = sqrt(2 ln K / (K T)); losses in [0, 1]",
+        "+ (eta / 2 + gamma) K T, at eta = 2 gamma = sqrt(2 ln K / (K T)); losses in [0, 1]",
     },
     "lai_robbins": {
         "expression": "lai_robbins*log(T)",
@@ -228,11 +228,14 @@ def known_bounds(means: list[float], horizon: int, family: str = "bernoulli", si
         out[name] = {"value": value, **{k: meta[k] for k in ("direction", "asymptotic", "policies", "source")}}
     notes = []
     if lai_robbins_degenerate(means, family):
-        notes.append("mu* = 1 with Bernoulli rewards: KL(nu_i, nu*) is infinite, the Lai-Robbins constant "
-                     "is 0 and bounded regret is achievable; the asymptotic bounds are 0")
+        notes.append(
+            "mu* = 1 with Bernoulli rewards: KL(nu_i, nu*) is infinite, the Lai-Robbins constant "
+            "is 0 and bounded regret is achievable; the asymptotic bounds are 0"
+        )
     if family != "bernoulli":
-        notes.append("UCB1, MOSS, Exp3 and KL-UCB (Bernoulli) bounds assume rewards in [0, 1]; this instance is "
-                     + family)
+        notes.append(
+            "UCB1, MOSS, Exp3 and KL-UCB (Bernoulli) bounds assume rewards in [0, 1]; this instance is " + family
+        )
     return {"horizon": horizon, "variables": v, "bounds": out, "notes": notes}
 
 

@@ -36,8 +36,14 @@ class LazyBetaThompson:
     posterior parameters of every (run, arm) pair, updated in place by the policy)."""
 
     def __init__(
-        self, rng: np.random.Generator, alpha: np.ndarray, beta: np.ndarray, arms: int,
-        rows: int = BLOCK_ROWS, direct_p: float = DIRECT_P, threshold_sd: float = THRESHOLD_SD,
+        self,
+        rng: np.random.Generator,
+        alpha: np.ndarray,
+        beta: np.ndarray,
+        arms: int,
+        rows: int = BLOCK_ROWS,
+        direct_p: float = DIRECT_P,
+        threshold_sd: float = THRESHOLD_SD,
     ) -> None:
         self.rng, self.alpha, self.beta, self.K = rng, alpha, beta, arms
         self.P = alpha.size

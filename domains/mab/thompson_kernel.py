@@ -31,10 +31,27 @@ def compiled_available() -> bool:
 
 
 def _steps(  # noqa: C901 -- one compiled loop per step range is the point (numba); a split adds calls per step
-    rng: Any, nsteps: int, pending: bool, k: int, rows: int, shapes: np.ndarray, table_a: np.ndarray,
-    table_b: np.ndarray, ptr: np.ndarray, row: np.ndarray, base: np.ndarray, direct: np.ndarray, dbuf: np.ndarray,
-    nd: np.ndarray, ev_pair: np.ndarray, ev_val: np.ndarray, ev_bounds: np.ndarray, s: np.ndarray, arms: int,
-    flat: np.ndarray, gam: np.ndarray,
+    rng: Any,
+    nsteps: int,
+    pending: bool,
+    k: int,
+    rows: int,
+    shapes: np.ndarray,
+    table_a: np.ndarray,
+    table_b: np.ndarray,
+    ptr: np.ndarray,
+    row: np.ndarray,
+    base: np.ndarray,
+    direct: np.ndarray,
+    dbuf: np.ndarray,
+    nd: np.ndarray,
+    ev_pair: np.ndarray,
+    ev_val: np.ndarray,
+    ev_bounds: np.ndarray,
+    s: np.ndarray,
+    arms: int,
+    flat: np.ndarray,
+    gam: np.ndarray,
 ) -> tuple[int, int, int]:
     """Up to `nsteps` steps from step k of the block; returns (steps done, k, status). On
     BELOW_THRESHOLD the step's values and `flat` are set but nothing is pulled: the caller
@@ -110,8 +127,14 @@ class CompiledLazyThompson(LazyBetaThompson):
     PairWindow's pointers and feature tables the posteriors are read from on a pull)."""
 
     def __init__(
-        self, rng: np.random.Generator, shapes: np.ndarray, arms: int, ptr: np.ndarray,
-        table_a: np.ndarray, table_b: np.ndarray, **knobs: Any,
+        self,
+        rng: np.random.Generator,
+        shapes: np.ndarray,
+        arms: int,
+        ptr: np.ndarray,
+        table_a: np.ndarray,
+        table_b: np.ndarray,
+        **knobs: Any,
     ) -> None:
         P = shapes.size // 2
         super().__init__(rng, shapes[:P], shapes[P:], arms, **knobs)
@@ -138,9 +161,28 @@ class CompiledLazyThompson(LazyBetaThompson):
         pending = False
         while nsteps > 0:
             done, self.k, status = steps(
-                self.rng, nsteps, pending, self.k, self.rows, self.shapes, self.table_a, self.table_b,
-                self.ptr, self.row, self.base, self.direct, self.dbuf, self.nd, self.ev_pair, self.ev_val,
-                self.ev_bounds_arr, self.s, self.K, self.flat, self.gam)
+                self.rng,
+                nsteps,
+                pending,
+                self.k,
+                self.rows,
+                self.shapes,
+                self.table_a,
+                self.table_b,
+                self.ptr,
+                self.row,
+                self.base,
+                self.direct,
+                self.dbuf,
+                self.nd,
+                self.ev_pair,
+                self.ev_val,
+                self.ev_bounds_arr,
+                self.s,
+                self.K,
+                self.flat,
+                self.gam,
+            )
             nsteps -= done
             pending = status == BELOW_THRESHOLD
             if status == NEW_BLOCK:

@@ -16,8 +16,13 @@ from eurekaclaw.tools.base import BaseTool, ToolRegistry
 # A tool call must stay interactive: cost-weighted (run x arm x step) units, about a second.
 TOOL_MAX_WORK = 3e7
 
-_MEANS = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 1000,
-          "description": "mean reward of each arm"}
+_MEANS = {
+    "type": "array",
+    "items": {"type": "number"},
+    "minItems": 2,
+    "maxItems": 1000,
+    "description": "mean reward of each arm",
+}
 _FAMILY = {"type": "string", "enum": list(FAMILIES), "default": "bernoulli"}
 
 
@@ -34,8 +39,10 @@ class ConfidenceRadiusTool(BaseTool):
         return {
             "type": "object",
             "properties": {
-                "kind": {"type": "string", "enum": ["hoeffding", "subgaussian", "bernstein", "empirical_bernstein",
-                                                    "truncated_mean"]},
+                "kind": {
+                    "type": "string",
+                    "enum": ["hoeffding", "subgaussian", "bernstein", "empirical_bernstein", "truncated_mean"],
+                },
                 "n": {"type": "number", "exclusiveMinimum": 0},
                 "delta": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
                 "low": {"type": "number", "default": 0},
@@ -69,31 +76,47 @@ class ConfidenceRadiusTool(BaseTool):
 
 class KLTool(BaseTool):
     name = "mab_kl"
-    description = ("KL divergence between two laws of one family given by their means p and q: bernoulli, "
-                   "gaussian (common sigma), exponential or poisson. Infinite values are returned as \"inf\".")
+    description = (
+        "KL divergence between two laws of one family given by their means p and q: bernoulli, "
+        'gaussian (common sigma), exponential or poisson. Infinite values are returned as "inf".'
+    )
 
     def input_schema(self) -> dict[str, Any]:
         return {
             "type": "object",
-            "properties": {"p": {"type": "number"}, "q": {"type": "number"},
-                           "family": {"type": "string", "enum": list(theory.KL_FAMILIES)},
-                           "sigma": {"type": "number", "default": 1}},
+            "properties": {
+                "p": {"type": "number"},
+                "q": {"type": "number"},
+                "family": {"type": "string", "enum": list(theory.KL_FAMILIES)},
+                "sigma": {"type": "number", "default": 1},
+            },
             "required": ["p", "q"],
         }
 
     async def call(self, **kw: Any) -> Any:
         family = kw.get("family", "bernoulli")
-        return {"kl": _finite(theory.kl_divergence(float(kw["p"]), float(kw["q"]), family, float(kw.get("sigma", 1.0))))}
+        return {
+            "kl": _finite(theory.kl_divergence(float(kw["p"]), float(kw["q"]), family, float(kw.get("sigma", 1.0))))
+        }
 
 
 class LaiRobbinsTool(BaseTool):
     name = "mab_lai_robbins"
-    description = ("Lai-Robbins constant sum_i Delta_i / KL(nu_i, nu*) of an instance (lower bound: c ln T). "
-                   "It is 0 for Bernoulli rewards with mu* = 1 (KL infinite: bounded regret is possible).")
+    description = (
+        "Lai-Robbins constant sum_i Delta_i / KL(nu_i, nu*) of an instance (lower bound: c ln T). "
+        "It is 0 for Bernoulli rewards with mu* = 1 (KL infinite: bounded regret is possible)."
+    )
 
     def input_schema(self) -> dict[str, Any]:
-        return {"type": "object", "properties": {"means": _MEANS, "family": {"type": "string", "enum": list(theory.KL_FAMILIES)},
-                                                 "sigma": {"type": "number", "default": 1}}, "required": ["means"]}
+        return {
+            "type": "object",
+            "properties": {
+                "means": _MEANS,
+                "family": {"type": "string", "enum": list(theory.KL_FAMILIES)},
+                "sigma": {"type": "number", "default": 1},
+            },
+            "required": ["means"],
+        }
 
     async def call(self, **kw: Any) -> Any:
         family = kw.get("family", "bernoulli")
@@ -109,8 +132,11 @@ class RegretDecompositionTool(BaseTool):
     description = "Regret decomposition R_T = sum_i Delta_i E[N_i(T)] from arm means and (expected) pull counts."
 
     def input_schema(self) -> dict[str, Any]:
-        return {"type": "object", "properties": {"means": _MEANS, "pulls": {"type": "array", "items": {"type": "number"}}},
-                "required": ["means", "pulls"]}
+        return {
+            "type": "object",
+            "properties": {"means": _MEANS, "pulls": {"type": "array", "items": {"type": "number"}}},
+            "required": ["means", "pulls"],
+        }
 
     async def call(self, **kw: Any) -> Any:
         return theory.regret_decomposition(kw["means"], kw["pulls"])
@@ -125,12 +151,21 @@ class KnownBoundsTool(BaseTool):
     )
 
     def input_schema(self) -> dict[str, Any]:
-        return {"type": "object", "properties": {"means": _MEANS, "horizon": {"type": "integer", "minimum": 2},
-                                                 "family": _FAMILY, "sigma": {"type": "number", "default": 1}},
-                "required": ["means", "horizon"]}
+        return {
+            "type": "object",
+            "properties": {
+                "means": _MEANS,
+                "horizon": {"type": "integer", "minimum": 2},
+                "family": _FAMILY,
+                "sigma": {"type": "number", "default": 1},
+            },
+            "required": ["means", "horizon"],
+        }
 
     async def call(self, **kw: Any) -> Any:
-        return theory.known_bounds(kw["means"], int(kw["horizon"]), kw.get("family", "bernoulli"), float(kw.get("sigma", 1.0)))
+        return theory.known_bounds(
+            kw["means"], int(kw["horizon"]), kw.get("family", "bernoulli"), float(kw.get("sigma", 1.0))
+        )
 
 
 class SimulateBanditTool(BaseTool):
@@ -153,13 +188,22 @@ class SimulateBanditTool(BaseTool):
                 "family": _FAMILY,
                 "sigma": {"type": "number", "default": 1},
                 "alpha": {"type": "number", "default": 2.5},
-                "params": {"type": "object", "description": "policy parameters (epsilon, m, c, zeta, b, sigma, eps, "
-                                                            "u, eta, gamma, tau, xi, B)"},
-                "changes": {"type": "array", "description": "piecewise-stationary arms: [{t, means}], the means "
-                                                           "from step t on",
-                            "items": {"type": "object", "properties": {"t": {"type": "integer", "minimum": 2},
-                                                                      "means": {"type": "array", "items": {"type": "number"}}},
-                                      "required": ["t", "means"]}},
+                "params": {
+                    "type": "object",
+                    "description": "policy parameters (epsilon, m, c, zeta, b, sigma, eps, u, eta, gamma, tau, xi, B)",
+                },
+                "changes": {
+                    "type": "array",
+                    "description": "piecewise-stationary arms: [{t, means}], the means from step t on",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "t": {"type": "integer", "minimum": 2},
+                            "means": {"type": "array", "items": {"type": "number"}},
+                        },
+                        "required": ["t", "means"],
+                    },
+                },
                 "seed": {"type": "integer", "default": 0},
             },
             "required": ["means", "policy", "horizon"],
@@ -176,8 +220,15 @@ class SimulateBanditTool(BaseTool):
             )
         family = Family(kw.get("family", "bernoulli"), float(kw.get("sigma", 1.0)), float(kw.get("alpha", 2.5)))
         result = await asyncio.to_thread(
-            simulate, family, means, kw["policy"], horizon, runs, int(kw.get("seed", 0)),
-            params=kw.get("params") or {}, n_checkpoints=30,
+            simulate,
+            family,
+            means,
+            kw["policy"],
+            horizon,
+            runs,
+            int(kw.get("seed", 0)),
+            params=kw.get("params") or {},
+            n_checkpoints=30,
             changes=[(int(c["t"]), c["means"]) for c in kw.get("changes") or []],
         )
         return result.summary(max_points=30)

@@ -88,9 +88,7 @@ class PairWindow:
         self.S[rows, start:] = np.cumsum(np.hstack([self.S[rows, start - 1 : start], x]), axis=1)[:, 1:]
         q_new = None
         if self.Q is not None:
-            self.Q[rows, start:] = np.cumsum(
-                np.hstack([self.Q[rows, start - 1 : start], x * x]), axis=1
-            )[:, 1:]
+            self.Q[rows, start:] = np.cumsum(np.hstack([self.Q[rows, start - 1 : start], x * x]), axis=1)[:, 1:]
             q_new = self.Q[rows, start:]
         with np.errstate(divide="ignore", invalid="ignore"):
             values = self.feature_fn(counts.astype(np.float64), self.S[rows, start:], q_new)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 
+
 class EventSink(Protocol):
     """Where agents report progress (the orchestrator shows it and writes events.jsonl)."""
 
@@ -117,7 +118,7 @@ class BaseAgent(ABC):
         if plugin is not None:
             hint = plugin.get_workflow_hint().strip()
             if hint:
-                parts.append(f"<domain name=\"{plugin.name}\">\n{hint}\n</domain>")
+                parts.append(f'<domain name="{plugin.name}">\n{hint}\n</domain>')
         if self.ctx.services.memories_block:
             parts.append(self.ctx.services.memories_block)
         if self.ctx.services.guidance and not self.reviews:

@@ -33,7 +33,9 @@ class BenchBudget:
     def limited(self) -> bool:
         return self.total_usd is not None or self.total_tokens is not None
 
-    def _cap(self, total: float | None, spent: float, held: float, per_run: float | None, to_start: int) -> float | None:
+    def _cap(
+        self, total: float | None, spent: float, held: float, per_run: float | None, to_start: int
+    ) -> float | None:
         if total is None:
             return per_run
         fair = (total - spent - held) / max(1, to_start)
@@ -51,8 +53,9 @@ class BenchBudget:
             return None
         if tokens is not None and int(tokens) < 1:
             return None
-        allotment = Allotment(usd=round(usd, 6) if usd is not None else None,
-                              tokens=int(tokens) if tokens is not None else None)
+        allotment = Allotment(
+            usd=round(usd, 6) if usd is not None else None, tokens=int(tokens) if tokens is not None else None
+        )
         self._held[run_id] = allotment
         return allotment
 

@@ -23,9 +23,11 @@ def demo_configs() -> list[BenchConfig]:
     """The honest model; the careless one reviewing itself; the careless one with the honest
     model as its independent reviewer (--review-llm)."""
     honest, careless = f"scripted:{DEMO_DIR / 'honest.py'}", f"scripted:{DEMO_DIR / 'careless.py'}"
-    return [BenchConfig(label="honest", llm=honest),
-            BenchConfig(label="careless", llm=careless),
-            BenchConfig(label="careless-reviewed", llm=careless, review_llm=honest)]
+    return [
+        BenchConfig(label="honest", llm=honest),
+        BenchConfig(label="careless", llm=careless),
+        BenchConfig(label="careless-reviewed", llm=careless, review_llm=honest),
+    ]
 
 
 def _label_for(llm: str) -> str:
@@ -46,8 +48,9 @@ def parse_config(spec: str, default_llm: str | None, review_llm: str | None) -> 
         return BenchConfig(label=spec, llm=default_llm, review_llm=review_llm, settings=dict(PRESETS[spec]))
     label, sep, rest = spec.partition(":")
     if not sep or "=" in label or not label:
-        raise BadInputError(f"--config {spec!r}: use default, memory_guided, or LABEL:key=value,... "
-                            "(e.g. fast:theory_max_iterations=3)")
+        raise BadInputError(
+            f"--config {spec!r}: use default, memory_guided, or LABEL:key=value,... (e.g. fast:theory_max_iterations=3)"
+        )
     fields: dict[str, str] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, eq, value = item.partition("=")
@@ -72,8 +75,10 @@ def parse_config(spec: str, default_llm: str | None, review_llm: str | None) -> 
 def build_configs(config_specs: list[str], llms: list[str], review_llm: str | None) -> list[BenchConfig]:
     if config_specs:
         if len(llms) > 1:
-            raise BadInputError("with --config, give at most one --llm (the default model); put others in "
-                                "the configurations, e.g. --config a:llm=anthropic")
+            raise BadInputError(
+                "with --config, give at most one --llm (the default model); put others in "
+                "the configurations, e.g. --config a:llm=anthropic"
+            )
         configs = [parse_config(s, llms[0] if llms else None, review_llm) for s in config_specs]
     elif llms:
         configs = [BenchConfig(label=_label_for(llm), llm=llm, review_llm=review_llm) for llm in llms]

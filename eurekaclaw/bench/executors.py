@@ -91,7 +91,7 @@ class RayExecutor:
         try:
             import ray
         except ImportError:
-            raise MissingConfigError("--ray needs the `ray` extra: pip install -e \".[ray]\"") from None
+            raise MissingConfigError('--ray needs the `ray` extra: pip install -e ".[ray]"') from None
         self._ray = ray
         self._started = False
         if not ray.is_initialized():
@@ -101,7 +101,9 @@ class RayExecutor:
                 else:
                     ray.init(address=address, include_dashboard=False, log_to_driver=False)
             except (ConnectionError, ValueError, RuntimeError) as exc:
-                raise BadInputError(f"cannot connect to Ray at {address!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from None
+                raise BadInputError(
+                    f"cannot connect to Ray at {address!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+                ) from None
             self._started = True
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.capacity = max(1, workers or cpus)

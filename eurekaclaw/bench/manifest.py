@@ -13,8 +13,20 @@ from typing import Any
 
 from pydantic import SecretStr
 
-PACKAGES = ("eurekaclaw", "pydantic", "anthropic", "httpx", "z3-solver", "cvc5", "sympy", "numpy", "scipy",
-            "networkx", "llama-cpp-python", "ray")
+PACKAGES = (
+    "eurekaclaw",
+    "pydantic",
+    "anthropic",
+    "httpx",
+    "z3-solver",
+    "cvc5",
+    "sympy",
+    "numpy",
+    "scipy",
+    "networkx",
+    "llama-cpp-python",
+    "ray",
+)
 # settings that only say where things are or how the terminal looks: not part of the result
 _NOT_RECORDED = {"eurekaclaw_dir", "gate_mode"}
 
@@ -27,8 +39,12 @@ def git_commit(start: Path | None = None) -> dict[str, Any]:
         head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
         if head.returncode != 0:
             return {"commit": None, "dirty": None}
-        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                                capture_output=True, text=True, timeout=10)
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
         dirty = bool(status.stdout.strip()) if status.returncode == 0 else None
         return {"commit": head.stdout.strip(), "dirty": dirty}
     except (OSError, subprocess.SubprocessError):
@@ -73,5 +89,9 @@ def effective_settings(overrides: dict[str, Any]) -> dict[str, Any]:
 def machine() -> dict[str, Any]:
     import os
 
-    return {"platform": platform.platform(), "machine": platform.machine(), "cpus": os.cpu_count(),
-            "executable": sys.executable}
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "executable": sys.executable,
+    }

@@ -84,7 +84,9 @@ class RunRecord(BaseModel):
 
 def classify(truth: str, theory_status: str | None) -> tuple[Verdict, bool | None, bool, bool]:
     """(verdict, correct, false_proved, true_refuted) from the ground truth and the theory status."""
-    verdict: Verdict = "proved" if theory_status == "proved" else "refuted" if theory_status in REFUTING else "undecided"
+    verdict: Verdict = (
+        "proved" if theory_status == "proved" else "refuted" if theory_status in REFUTING else "undecided"
+    )
     if truth not in ("true", "false"):
         return verdict, None, False, False
     correct = (truth == "true" and verdict == "proved") or (truth == "false" and verdict == "refuted")

@@ -15,9 +15,11 @@ RATES = (("correct", "correct verdict"), ("false_proved", "false-proved"), ("tru
 
 
 def _svg(width: int, height: int, body: list[str]) -> str:
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">\n'
-            f'<rect width="100%" height="100%" fill="white"/>\n' + "\n".join(body) + "\n</svg>\n")
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">\n'
+        f'<rect width="100%" height="100%" fill="white"/>\n' + "\n".join(body) + "\n</svg>\n"
+    )
 
 
 def rates_svg(summary: dict[str, Any]) -> str:
@@ -42,8 +44,10 @@ def rates_svg(summary: dict[str, Any]) -> str:
             y = top + plot_h * (1 - rate["rate"])
             y_lo, y_hi = top + plot_h * (1 - rate["low"]), top + plot_h * (1 - rate["high"])
             body.append(f'<line x1="{x}" x2="{x}" y1="{y_lo}" y2="{y_hi}" stroke="{colour}" stroke-width="2"/>')
-            body.append(f'<circle cx="{x}" cy="{y}" r="4" fill="{colour}"><title>{escape(name)}: '
-                        f'{rate["hits"]}/{rate["n"]}</title></circle>')
+            body.append(
+                f'<circle cx="{x}" cy="{y}" r="4" fill="{colour}"><title>{escape(name)}: '
+                f"{rate['hits']}/{rate['n']}</title></circle>"
+            )
     legend_x = left + group_w * len(RATES) + 20
     for i, name in enumerate(configs):
         y = top + 16 * i
@@ -67,10 +71,14 @@ def tokens_svg(summary: dict[str, Any]) -> str:
             if not stats or stats["tokens_mean"] is None:
                 continue
             w = plot_w * stats["tokens_mean"] / peak
-            body.append(f'<rect x="{left}" y="{y0 + 3 + 14 * i}" width="{w:.1f}" height="11" '
-                        f'fill="{COLOURS[i % len(COLOURS)]}"><title>{escape(name)}: {stats["tokens_mean"]}</title></rect>')
+            body.append(
+                f'<rect x="{left}" y="{y0 + 3 + 14 * i}" width="{w:.1f}" height="11" '
+                f'fill="{COLOURS[i % len(COLOURS)]}"><title>{escape(name)}: {stats["tokens_mean"]}</title></rect>'
+            )
     for i, name in enumerate(configs):
-        body.append(f'<rect x="{left + plot_w + 20}" y="{top + 16 * i - 9}" width="10" height="10" fill="{COLOURS[i % len(COLOURS)]}"/>')
+        body.append(
+            f'<rect x="{left + plot_w + 20}" y="{top + 16 * i - 9}" width="10" height="10" fill="{COLOURS[i % len(COLOURS)]}"/>'
+        )
         body.append(f'<text x="{left + plot_w + 36}" y="{top + 16 * i}">{escape(name)}</text>')
     return _svg(left + plot_w + 160, height, body)
 

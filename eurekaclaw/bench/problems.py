@@ -75,7 +75,9 @@ def load_problem_file(path: Path) -> ProblemSet:
         data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise BadInputError(f"problem file {path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {first}") from None
+        raise BadInputError(
+            f"problem file {path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {first}"
+        ) from None
     if not isinstance(data, dict):
         raise BadInputError(f"problem file {path}: expected a mapping with `name` and `problems`")
     data.setdefault("name", path.stem)
@@ -121,20 +123,28 @@ def load_plugin_level(domain: str, level: str, plugins: dict[str, Any] | None = 
         refs = item.get("references") or []
         source = "; ".join(_reference_text(r) for r in refs) or "; ".join(item.get("known_results") or [])
         try:
-            problems.append(Problem(
-                id=str(item.get("id") or f"{domain}-{level}-{index + 1}"),
-                statement=str(item.get("statement", "")),
-                truth=_plugin_truth(item),
-                source=source or f"{domain} plugin, benchmark level {level}",
-                title=str(item.get("title", "")),
-                domain=domain,
-                level=str(level),
-                claim=item.get("claim"),
-            ))
+            problems.append(
+                Problem(
+                    id=str(item.get("id") or f"{domain}-{level}-{index + 1}"),
+                    statement=str(item.get("statement", "")),
+                    truth=_plugin_truth(item),
+                    source=source or f"{domain} plugin, benchmark level {level}",
+                    title=str(item.get("title", "")),
+                    domain=domain,
+                    level=str(level),
+                    claim=item.get("claim"),
+                )
+            )
         except ValidationError as exc:
             raise BadInputError(f"problem {index + 1} of {domain}:{level}: {_first_error(exc)}") from None
-    return _finish(ProblemSet(name=f"{domain}:{level}", description=f"{plugin.display_name or domain} benchmark level {level}",
-                              source_file=f"plugin:{domain}", problems=problems))
+    return _finish(
+        ProblemSet(
+            name=f"{domain}:{level}",
+            description=f"{plugin.display_name or domain} benchmark level {level}",
+            source_file=f"plugin:{domain}",
+            problems=problems,
+        )
+    )
 
 
 def _reference_text(ref: Any) -> str:
@@ -172,7 +182,9 @@ def select(problem_sets: list[ProblemSet], only: list[str] | None = None, truth:
     for problem_set in problem_sets:
         for problem in problem_set.problems:
             if problem.id in seen:
-                raise BadInputError(f"problem id {problem.id!r} is in both {seen[problem.id]!r} and {problem_set.name!r}")
+                raise BadInputError(
+                    f"problem id {problem.id!r} is in both {seen[problem.id]!r} and {problem_set.name!r}"
+                )
             seen[problem.id] = problem_set.name
             problems.append(problem)
     if only:

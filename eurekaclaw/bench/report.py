@@ -16,10 +16,34 @@ from typing import Any
 from eurekaclaw.bench.models import RunRecord
 from eurekaclaw.bench.stats import mcnemar_exact, wilson
 
-CSV_FIELDS = ("run_id", "config", "problem_id", "problem_set", "truth", "repetition", "seed", "verdict", "correct",
-              "false_proved", "true_refuted", "session_status", "theory_status", "weakest_level", "lemmas",
-              "proven_lemmas", "refinement_cycles", "counterexamples", "llm_calls", "tokens", "cost_usd",
-              "eval_total", "wall_s", "model", "session_id", "error")
+CSV_FIELDS = (
+    "run_id",
+    "config",
+    "problem_id",
+    "problem_set",
+    "truth",
+    "repetition",
+    "seed",
+    "verdict",
+    "correct",
+    "false_proved",
+    "true_refuted",
+    "session_status",
+    "theory_status",
+    "weakest_level",
+    "lemmas",
+    "proven_lemmas",
+    "refinement_cycles",
+    "counterexamples",
+    "llm_calls",
+    "tokens",
+    "cost_usd",
+    "eval_total",
+    "wall_s",
+    "model",
+    "session_id",
+    "error",
+)
 
 
 def _mean(values: list[float]) -> float | None:
@@ -76,14 +100,26 @@ def compare(records: list[RunRecord], a: str, b: str) -> dict[str, Any]:
     both = sum(1 for k in keys if left[k].correct and right[k].correct)
     only_a = sum(1 for k in keys if left[k].correct and not right[k].correct)
     only_b = sum(1 for k in keys if right[k].correct and not left[k].correct)
-    return {"a": a, "b": b, "pairs": len(keys), "both_correct": both, "only_a_correct": only_a,
-            "only_b_correct": only_b, "neither_correct": len(keys) - both - only_a - only_b,
-            "false_proved_a": sum(1 for k in keys if left[k].false_proved),
-            "false_proved_b": sum(1 for k in keys if right[k].false_proved),
-            "mcnemar_p": round(mcnemar_exact(only_a, only_b), 6),
-            # the headline compared on its own: pairs where exactly one side proved a false statement
-            "false_proved_p": round(mcnemar_exact(sum(1 for k in keys if left[k].false_proved and not right[k].false_proved),
-                                                  sum(1 for k in keys if right[k].false_proved and not left[k].false_proved)), 6)}
+    return {
+        "a": a,
+        "b": b,
+        "pairs": len(keys),
+        "both_correct": both,
+        "only_a_correct": only_a,
+        "only_b_correct": only_b,
+        "neither_correct": len(keys) - both - only_a - only_b,
+        "false_proved_a": sum(1 for k in keys if left[k].false_proved),
+        "false_proved_b": sum(1 for k in keys if right[k].false_proved),
+        "mcnemar_p": round(mcnemar_exact(only_a, only_b), 6),
+        # the headline compared on its own: pairs where exactly one side proved a false statement
+        "false_proved_p": round(
+            mcnemar_exact(
+                sum(1 for k in keys if left[k].false_proved and not right[k].false_proved),
+                sum(1 for k in keys if right[k].false_proved and not left[k].false_proved),
+            ),
+            6,
+        ),
+    }
 
 
 def summarize(records: list[RunRecord], configs: list[str], planned: int) -> dict[str, Any]:
@@ -95,8 +131,10 @@ def summarize(records: list[RunRecord], configs: list[str], planned: int) -> dic
         per_problem: dict[str, list[RunRecord]] = defaultdict(list)
         for r in by_config.get(label, []):
             per_problem[r.problem_id].append(r)
-        problems[label] = {pid: {"truth": rs[0].truth, "problem_set": rs[0].problem_set, **_group_stats(rs)}
-                           for pid, rs in sorted(per_problem.items())}
+        problems[label] = {
+            pid: {"truth": rs[0].truth, "problem_set": rs[0].problem_set, **_group_stats(rs)}
+            for pid, rs in sorted(per_problem.items())
+        }
     pairs = [compare(records, configs[i], configs[j]) for i in range(len(configs)) for j in range(i + 1, len(configs))]
     return {
         "planned_runs": planned,
@@ -119,45 +157,83 @@ def _money(value: float | None) -> str:
 
 def markdown(summary: dict[str, Any], manifest: dict[str, Any]) -> str:
     lines = [f"# Bench {manifest.get('bench_id', '')}", ""]
-    lines.append(f"- commit: {manifest.get('git_commit') or 'unknown'}; eurekaclaw {manifest.get('versions', {}).get('eurekaclaw', '?')}")
-    lines.append(f"- runs: {summary['finished_runs']} of {summary['planned_runs']} planned; "
-                 f"{manifest.get('repetitions')} repetition(s), seed {manifest.get('seed')}")
+    lines.append(
+        f"- commit: {manifest.get('git_commit') or 'unknown'}; eurekaclaw {manifest.get('versions', {}).get('eurekaclaw', '?')}"
+    )
+    lines.append(
+        f"- runs: {summary['finished_runs']} of {summary['planned_runs']} planned; "
+        f"{manifest.get('repetitions')} repetition(s), seed {manifest.get('seed')}"
+    )
     for cfg in manifest.get("configs", []):
-        models = ", ".join(sorted(set(manifest.get("models", {}).get(cfg["label"], [])))) or cfg.get("llm") or "configured backend"
+        models = (
+            ", ".join(sorted(set(manifest.get("models", {}).get(cfg["label"], []))))
+            or cfg.get("llm")
+            or "configured backend"
+        )
         extra = ", ".join(f"{k}={v}" for k, v in cfg.get("settings", {}).items())
         lines.append(f"- config `{cfg['label']}`: model {models}" + (f"; {extra}" if extra else ""))
     lines += ["", "Rates with 95 % Wilson intervals. False-proved: runs on a false statement that ended `proved`.", ""]
-    lines.append("| config | runs | correct verdict | false-proved | true refuted | proved | refuted | undecided (errors) | tokens | cost | wall s |")
+    lines.append(
+        "| config | runs | correct verdict | false-proved | true refuted | proved | refuted | undecided (errors) | tokens | cost | wall s |"
+    )
     lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for label, s in summary["overall"].items():
-        lines.append(f"| {label} | {s['runs']} | {_rate(s['correct'])} | **{_rate(s['false_proved'])}** | {_rate(s['true_refuted'])} | "
-                     f"{_rate(s['proved'])} | {_rate(s['refuted'])} | {s['undecided']} ({s['errors']}) | {s['tokens']} | "
-                     f"{_money(s['cost_usd'])} | {s['wall_s']:.1f} |")
+        lines.append(
+            f"| {label} | {s['runs']} | {_rate(s['correct'])} | **{_rate(s['false_proved'])}** | {_rate(s['true_refuted'])} | "
+            f"{_rate(s['proved'])} | {_rate(s['refuted'])} | {s['undecided']} ({s['errors']}) | {s['tokens']} | "
+            f"{_money(s['cost_usd'])} | {s['wall_s']:.1f} |"
+        )
     if summary["comparisons"]:
-        lines += ["", "## Paired comparison (McNemar exact test on correct verdicts, pairs = same problem and repetition)", "",
-                  "| A | B | pairs | both | only A | only B | neither | p | false-proved A / B | p (false-proved) |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "## Paired comparison (McNemar exact test on correct verdicts, pairs = same problem and repetition)",
+            "",
+            "| A | B | pairs | both | only A | only B | neither | p | false-proved A / B | p (false-proved) |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for c in summary["comparisons"]:
-            lines.append(f"| {c['a']} | {c['b']} | {c['pairs']} | {c['both_correct']} | {c['only_a_correct']} | "
-                         f"{c['only_b_correct']} | {c['neither_correct']} | {c['mcnemar_p']:.4g} | "
-                         f"{c['false_proved_a']} / {c['false_proved_b']} | {c['false_proved_p']:.4g} |")
+            lines.append(
+                f"| {c['a']} | {c['b']} | {c['pairs']} | {c['both_correct']} | {c['only_a_correct']} | "
+                f"{c['only_b_correct']} | {c['neither_correct']} | {c['mcnemar_p']:.4g} | "
+                f"{c['false_proved_a']} / {c['false_proved_b']} | {c['false_proved_p']:.4g} |"
+            )
     stages = sorted({k for s in summary["overall"].values() for k in s["tokens_by_stage"]})
     if stages:
-        lines += ["", "## Tokens (cost) by stage", "", "| config | " + " | ".join(stages) + " |",
-                  "|---|" + "---|" * len(stages)]
+        lines += [
+            "",
+            "## Tokens (cost) by stage",
+            "",
+            "| config | " + " | ".join(stages) + " |",
+            "|---|" + "---|" * len(stages),
+        ]
         for label, s in summary["overall"].items():
             costs = s["cost_by_stage"]
-            cells = [f"{s['tokens_by_stage'].get(k, 0)} ({_money(costs.get(k, 0.0) if costs is not None else None)})"
-                     for k in stages]
+            cells = [
+                f"{s['tokens_by_stage'].get(k, 0)} ({_money(costs.get(k, 0.0) if costs is not None else None)})"
+                for k in stages
+            ]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    lines += ["", "## Per problem", "", "| config | problem | truth | runs | proved | refuted | undecided | weakest level when proved | lemmas | refinements | tokens (mean) |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Per problem",
+        "",
+        "| config | problem | truth | runs | proved | refuted | undecided | weakest level when proved | lemmas | refinements | tokens (mean) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for label, per in summary["problems"].items():
         for pid, s in per.items():
             levels = ", ".join(f"{k}×{v}" for k, v in sorted(s["weakest_levels"].items())) or "–"
-            flag = " ⚠ false-proved" if s["false_proved"]["hits"] else " ⚠ true refuted" if s["true_refuted"]["hits"] else ""
-            lines.append(f"| {label} | {pid}{flag} | {s['truth']} | {s['runs']} | {s['proved']['hits']} | {s['refuted']['hits']} | "
-                         f"{s['undecided']} | {levels} | {s['lemmas_mean']} | {s['refinement_cycles_mean']} | {s['tokens_mean']} |")
+            flag = (
+                " ⚠ false-proved"
+                if s["false_proved"]["hits"]
+                else " ⚠ true refuted"
+                if s["true_refuted"]["hits"]
+                else ""
+            )
+            lines.append(
+                f"| {label} | {pid}{flag} | {s['truth']} | {s['runs']} | {s['proved']['hits']} | {s['refuted']['hits']} | "
+                f"{s['undecided']} | {levels} | {s['lemmas_mean']} | {s['refinement_cycles_mean']} | {s['tokens_mean']} |"
+            )
     return "\n".join(lines) + "\n"
 
 

@@ -73,8 +73,16 @@ def plan(options: BenchOptions, bench_dir: Path) -> list[RunSpec]:
                 home = bench_dir / "homes" / config.label
                 if not config.shared_memory:
                     home = home / f"{problem.id}-r{rep}"
-                specs.append(RunSpec(run_id=f"{config.label}/{problem.id}/{rep}", config=config, problem=problem,
-                                     repetition=rep, seed=run_seed(options.seed, problem.id, rep), home=str(home)))
+                specs.append(
+                    RunSpec(
+                        run_id=f"{config.label}/{problem.id}/{rep}",
+                        config=config,
+                        problem=problem,
+                        repetition=rep,
+                        seed=run_seed(options.seed, problem.id, rep),
+                        home=str(home),
+                    )
+                )
     return specs
 
 
@@ -133,8 +141,14 @@ def load_manifest(bench_dir: Path) -> dict[str, Any]:
 def options_from_manifest(data: dict[str, Any], **overrides: Any) -> BenchOptions:
     fields = dict(data["options"])
     fields.update({k: v for k, v in overrides.items() if v is not None})
-    return BenchOptions(problems=data["problems"], configs=[BenchConfig.model_validate(
-        {k: v for k, v in c.items() if k != "effective_settings"}) for c in data["configs"]], **fields)
+    return BenchOptions(
+        problems=data["problems"],
+        configs=[
+            BenchConfig.model_validate({k: v for k, v in c.items() if k != "effective_settings"})
+            for c in data["configs"]
+        ],
+        **fields,
+    )
 
 
 def preflight(options: BenchOptions) -> None:
@@ -149,12 +163,15 @@ def preflight(options: BenchOptions) -> None:
 
     for config in options.configs:
         settings = load_settings(**{**config.settings, "gate_mode": "none"})
-        orchestrator = MetaOrchestrator(settings, llm_override=llm_for_run(config.llm, 0),
-                                        review_llm_override=llm_for_run(config.review_llm, 1))
+        orchestrator = MetaOrchestrator(
+            settings, llm_override=llm_for_run(config.llm, 0), review_llm_override=llm_for_run(config.review_llm, 1)
+        )
         backend, _ = orchestrator.prepare_backend()
         try:
             if options.run_budget_usd is not None or options.budget_usd is not None:
-                orchestrator.check_budget(options.run_budget_usd if options.run_budget_usd is not None else options.budget_usd)
+                orchestrator.check_budget(
+                    options.run_budget_usd if options.run_budget_usd is not None else options.budget_usd
+                )
         finally:
             for client in (backend, orchestrator.prepare_review_backend()):
                 closer = getattr(client, "aclose", None)  # each run builds its own clients
@@ -176,10 +193,24 @@ def run_bench(
     if resume:
         manifest = load_manifest(bench_dir)
         # a resumed bench may run on other code: each continuation is on the record
-        manifest.setdefault("resumes", []).append({
-            "at": datetime.now(UTC).isoformat(), "git": manifest_mod.git_commit(), "versions": manifest_mod.versions(),
-            "options": options.model_dump(mode="json", include={"workers", "ray_address", "budget_usd", "budget_tokens",
-                                                                "run_budget_usd", "run_budget_tokens"})})
+        manifest.setdefault("resumes", []).append(
+            {
+                "at": datetime.now(UTC).isoformat(),
+                "git": manifest_mod.git_commit(),
+                "versions": manifest_mod.versions(),
+                "options": options.model_dump(
+                    mode="json",
+                    include={
+                        "workers",
+                        "ray_address",
+                        "budget_usd",
+                        "budget_tokens",
+                        "run_budget_usd",
+                        "run_budget_tokens",
+                    },
+                ),
+            }
+        )
     elif (bench_dir / MANIFEST).exists():
         raise BadInputError(f"{bench_dir} already holds a bench; use --resume {bench_dir} to continue it")
     preflight(options)  # before anything is written: a bad configuration leaves no folder behind
@@ -228,8 +259,13 @@ def run_bench(
         atomic_write_text(bench_dir / "summary.md", markdown(summary, manifest))
         atomic_write_text(bench_dir / "summary.csv", csv_text(records))
         write_plots(bench_dir, summary)
-    return BenchOutcome(bench_dir=str(bench_dir), records=records, summary=summary,
-                        not_run=len(specs) - len(records), stop_reason=stop_reason)
+    return BenchOutcome(
+        bench_dir=str(bench_dir),
+        records=records,
+        summary=summary,
+        not_run=len(specs) - len(records),
+        stop_reason=stop_reason,
+    )
 
 
 def _record(spec: RunSpec, data: dict[str, Any] | None, error: str | None) -> RunRecord:
@@ -237,10 +273,21 @@ def _record(spec: RunSpec, data: dict[str, Any] | None, error: str | None) -> Ru
         return RunRecord.model_validate(data)
     from eurekaclaw.bench.models import classify
 
-    record = RunRecord(run_id=spec.run_id, config=spec.config.label, problem_id=spec.problem.id,
-                       problem_set=spec.problem.set_name, truth=spec.problem.truth, repetition=spec.repetition,
-                       seed=spec.seed, session_status="error", error=error, reason=error or "",
-                       budget_usd=spec.budget_usd, budget_tokens=spec.budget_tokens, cost_usd=None)
+    record = RunRecord(
+        run_id=spec.run_id,
+        config=spec.config.label,
+        problem_id=spec.problem.id,
+        problem_set=spec.problem.set_name,
+        truth=spec.problem.truth,
+        repetition=spec.repetition,
+        seed=spec.seed,
+        session_status="error",
+        error=error,
+        reason=error or "",
+        budget_usd=spec.budget_usd,
+        budget_tokens=spec.budget_tokens,
+        cost_usd=None,
+    )
     record.verdict, record.correct, record.false_proved, record.true_refuted = classify(record.truth, None)
     return record
 

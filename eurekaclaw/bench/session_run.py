@@ -31,7 +31,9 @@ def _read(path: Path) -> Any:
 
 
 def _tokens(row: dict[str, Any]) -> int:
-    return sum(int(row.get(k) or 0) for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"))
+    return sum(
+        int(row.get(k) or 0) for k in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens")
+    )
 
 
 def _usage(session_dir: Path) -> dict[str, Any]:
@@ -87,7 +89,9 @@ def collect(record: RunRecord, session_dir: Path) -> RunRecord:
     record.tokens_by_stage = {k: _tokens(v) for k, v in (usage.get("by_stage") or {}).items()}
     known = bool(usage.get("cost_known", True))
     record.cost_usd = float(usage.get("cost_usd") or 0.0) if known else None
-    record.cost_by_stage = {k: float(v.get("cost_usd") or 0.0) for k, v in (usage.get("by_stage") or {}).items()} if known else {}
+    record.cost_by_stage = (
+        {k: float(v.get("cost_usd") or 0.0) for k, v in (usage.get("by_stage") or {}).items()} if known else {}
+    )
     report = _read(session_dir / "eval_report.json")
     if isinstance(report, dict) and isinstance(report.get("total"), int | float):
         record.eval_total = float(report["total"])
@@ -98,9 +102,16 @@ def run_one(spec_data: dict[str, Any] | RunSpec) -> dict[str, Any]:
     """Run one session; return its RunRecord as a dict."""
     spec = spec_data if isinstance(spec_data, RunSpec) else RunSpec.model_validate(spec_data)
     record = RunRecord(
-        run_id=spec.run_id, config=spec.config.label, problem_id=spec.problem.id, problem_set=spec.problem.set_name,
-        truth=spec.problem.truth, repetition=spec.repetition, seed=spec.seed, budget_usd=spec.budget_usd,
-        budget_tokens=spec.budget_tokens, worker=f"{socket.gethostname()}:{os.getpid()}",
+        run_id=spec.run_id,
+        config=spec.config.label,
+        problem_id=spec.problem.id,
+        problem_set=spec.problem.set_name,
+        truth=spec.problem.truth,
+        repetition=spec.repetition,
+        seed=spec.seed,
+        budget_usd=spec.budget_usd,
+        budget_tokens=spec.budget_tokens,
+        worker=f"{socket.gethostname()}:{os.getpid()}",
     )
     started = time.monotonic()
     created: list[Any] = []
@@ -122,7 +133,9 @@ def run_one(spec_data: dict[str, Any] | RunSpec) -> dict[str, Any]:
             record.session_status = "error"
     if record.error and not record.reason:
         record.reason = record.error
-    record.verdict, record.correct, record.false_proved, record.true_refuted = classify(record.truth, record.theory_status)
+    record.verdict, record.correct, record.false_proved, record.true_refuted = classify(
+        record.truth, record.theory_status
+    )
     return record.model_dump(mode="json")
 
 
@@ -140,9 +153,12 @@ def _run_session(spec: RunSpec, created: list[Any]) -> None:
         overrides["eurekaclaw_budget_tokens"] = spec.budget_tokens
     settings = load_settings(**overrides)
     random.seed(spec.seed)
-    orchestrator = MetaOrchestrator(settings, llm_override=llm_for_run(spec.config.llm, spec.seed),
-                                    review_llm_override=llm_for_run(spec.config.review_llm, spec.seed + 1),
-                                    ui=RunUI(live=False, quiet=True))
+    orchestrator = MetaOrchestrator(
+        settings,
+        llm_override=llm_for_run(spec.config.llm, spec.seed),
+        review_llm_override=llm_for_run(spec.config.review_llm, spec.seed + 1),
+        ui=RunUI(live=False, quiet=True),
+    )
     # the session this run creates, whoever else writes into a shared home meanwhile
     new_session = orchestrator.workspace.new_session
 
@@ -153,6 +169,7 @@ def _run_session(spec: RunSpec, created: list[Any]) -> None:
 
     orchestrator.workspace.new_session = capture  # type: ignore[method-assign]
     problem = spec.problem
-    spec_in = InputSpec(mode="prove", statement=problem.statement, domain=problem.domain,
-                        budget_usd=spec.budget_usd, gate_mode="none")
+    spec_in = InputSpec(
+        mode="prove", statement=problem.statement, domain=problem.domain, budget_usd=spec.budget_usd, gate_mode="none"
+    )
     asyncio.run(orchestrator.run(spec_in))

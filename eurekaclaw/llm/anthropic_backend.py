@@ -40,9 +40,15 @@ from eurekaclaw.redact import register_secret
 
 # An `error` event inside a stream arrives after a 200; its type says which status it stands for.
 _ERROR_TYPE_STATUS = {
-    "invalid_request_error": 400, "authentication_error": 401, "permission_error": 403,
-    "not_found_error": 404, "request_too_large": 413, "rate_limit_error": 429,
-    "api_error": 500, "timeout_error": 504, "overloaded_error": 529,
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "timeout_error": 504,
+    "overloaded_error": 529,
 }
 
 
@@ -74,16 +80,10 @@ class AnthropicBackend(BaseLLMClient):
         self.client = anthropic.AsyncAnthropic(**kwargs)
         # SDK 2.x speaks an API version that rejects sampling parameters (even temperature=1.0)
         # and has dropped them from its signature; older SDKs still send them.
-        self.sends_temperature = (
-            "temperature" in inspect.signature(self.client.messages.create).parameters
-        )
+        self.sends_temperature = "temperature" in inspect.signature(self.client.messages.create).parameters
 
     def model_for(self, tier: ModelTier) -> str:
-        return (
-            self.settings.eurekaclaw_fast_model
-            if tier == "fast"
-            else self.settings.eurekaclaw_model
-        )
+        return self.settings.eurekaclaw_fast_model if tier == "fast" else self.settings.eurekaclaw_model
 
     async def aclose(self) -> None:
         await self.client.close()
@@ -108,10 +108,7 @@ class AnthropicBackend(BaseLLMClient):
             system.append({"type": "text", "text": request.system_dynamic})
         if system:
             params["system"] = system
-        tools = [
-            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
-            for t in request.tools
-        ]
+        tools = [{"name": t.name, "description": t.description, "input_schema": t.input_schema} for t in request.tools]
         if request.output is not None:
             name = output_tool_name(request.output)
             tools.append(
@@ -173,8 +170,14 @@ class AnthropicBackend(BaseLLMClient):
                     structured = data
                 else:
                     calls.append((block.id, block.name, data))
-        return response(text="".join(texts), calls=calls, structured=structured, stop=message.stop_reason,
-                        usage=_usage(message.usage), model=message.model or model)
+        return response(
+            text="".join(texts),
+            calls=calls,
+            structured=structured,
+            stop=message.stop_reason,
+            usage=_usage(message.usage),
+            model=message.model or model,
+        )
 
     # --- errors ----------------------------------------------------------------------------------
     def map_error(self, exc: anthropic.AnthropicError) -> LLMError:
@@ -183,16 +186,12 @@ class AnthropicBackend(BaseLLMClient):
             status = exc.status_code
             if status < 400:  # an error event inside a stream that began with 200
                 status = _ERROR_TYPE_STATUS.get(_error_type(exc), 500)
-            text = hide_secret(
-                f"Anthropic API returned HTTP {status}: {_api_message(exc)}", self._key
-            )
+            text = hide_secret(f"Anthropic API returned HTTP {status}: {_api_message(exc)}", self._key)
             return status_error(status, text, exc.response.headers, key_hint="ANTHROPIC_API_KEY")
         if isinstance(exc, anthropic.APITimeoutError):
             return LLMRetryableError("the Anthropic API request timed out", reason="timeout")
         if isinstance(exc, anthropic.APIConnectionError):
-            cause = (
-                type(exc.__cause__).__name__ if exc.__cause__ is not None else "connection error"
-            )
+            cause = type(exc.__cause__).__name__ if exc.__cause__ is not None else "connection error"
             return LLMRetryableError(f"cannot reach the Anthropic API ({cause})", reason="connection")
         if isinstance(exc, anthropic.APIResponseValidationError):
             # a 200 whose body is not the API's shape (a proxy's page, a torn body): try again
@@ -261,7 +260,11 @@ def _convert_message(message: Message) -> dict[str, Any]:
         # the API rejects empty text blocks
         text=lambda b: {"type": "text", "text": b.text} if b.text else None,
         tool_use=lambda b: {"type": "tool_use", "id": b.id, "name": b.name, "input": b.input},
-        tool_result=lambda b: {"type": "tool_result", "tool_use_id": b.tool_use_id, "content": b.content,
-                               **({"is_error": True} if b.is_error else {})},
+        tool_result=lambda b: {
+            "type": "tool_result",
+            "tool_use_id": b.tool_use_id,
+            "content": b.content,
+            **({"is_error": True} if b.is_error else {}),
+        },
     )
     return {"role": message.role, "content": blocks}

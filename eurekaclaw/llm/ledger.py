@@ -130,8 +130,11 @@ class UsageLedger:
         for entry in entries:
             req = entry.get("request") or {}
             fake = LLMRequest.model_construct(
-                role=req.get("role") or "unknown", stage=req.get("stage"), lemma_id=req.get("lemma_id"),
-                messages=[], max_tokens=int(req.get("max_tokens") or 0),
+                role=req.get("role") or "unknown",
+                stage=req.get("stage"),
+                lemma_id=req.get("lemma_id"),
+                messages=[],
+                max_tokens=int(req.get("max_tokens") or 0),
             )
             model = entry.get("priced_model") or req.get("model") or ""
             backend = entry.get("backend") or ""
@@ -142,13 +145,21 @@ class UsageLedger:
             else:
                 billed = entry.get("billed_usage")
                 self.record_failed_attempt(
-                    fake, Usage(**billed) if billed else None, model, backend,
+                    fake,
+                    Usage(**billed) if billed else None,
+                    model,
+                    backend,
                     reason=str(entry.get("retry_reason") or entry.get("error") or "error"),
-                    wait_s=float(entry.get("retry_wait_s") or 0.0), save=False,
+                    wait_s=float(entry.get("retry_wait_s") or 0.0),
+                    save=False,
                 )
         self.rebuilt_from = str(self.log_path)
-        log.warning("usage.json was missing or unreadable; rebuilt from %s (%d calls, %d attempts)",
-                    self.log_path.name, self.calls, self.attempts)
+        log.warning(
+            "usage.json was missing or unreadable; rebuilt from %s (%d calls, %d attempts)",
+            self.log_path.name,
+            self.calls,
+            self.attempts,
+        )
         self.save()
 
     def snapshot(self) -> dict[str, Any]:
@@ -177,7 +188,7 @@ class UsageLedger:
             atomic_write_json(self.path, self.snapshot())
 
     def cost_text(self) -> str:
-        """"$0.0123", or "unknown" (with the priced part) when a model had no price."""
+        """ "$0.0123", or "unknown" (with the priced part) when a model had no price."""
         if self.cost_known:
             return f"${self.cost:.4f}"
         return f"unknown (≥ ${self.cost:.4f} priced)" if self.cost else "unknown"
@@ -196,8 +207,10 @@ class UsageLedger:
             reply = min(request.max_tokens, int(math.ceil(mean * REPLY_MARGIN)) + 16)
         else:
             reply = int(request.max_tokens * FIRST_REPLY_SHARE)
-        return (Usage(input_tokens=prompt, output_tokens=reply),
-                Usage(input_tokens=prompt, output_tokens=request.max_tokens))
+        return (
+            Usage(input_tokens=prompt, output_tokens=reply),
+            Usage(input_tokens=prompt, output_tokens=request.max_tokens),
+        )
 
     def estimate_cost(self, request: LLMRequest, price: Price | None) -> float:
         """Realistic cost of one call (0 when the price is unknown)."""
@@ -228,8 +241,7 @@ class UsageLedger:
             if self.budget_usd is not None:
                 if price is None and self.budget_tokens is None:
                     raise BudgetExceededError(
-                        f"the ${self.budget_usd:.2f} budget cannot be enforced: model {model!r} has no "
-                        "known price",
+                        f"the ${self.budget_usd:.2f} budget cannot be enforced: model {model!r} has no known price",
                         hint="set LLM_PRICE_INPUT_PER_M and LLM_PRICE_OUTPUT_PER_M, or use --budget-tokens",
                     )
                 if price is not None:
@@ -271,8 +283,14 @@ class UsageLedger:
     def _bump(table: dict[str, dict[str, Any]], key: str, usage: Usage, cost: float, *, reply: bool) -> None:
         row = table.setdefault(
             key,
-            {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0,
-             "cache_write_tokens": 0, "cost_usd": 0.0},
+            {
+                "calls": 0,
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "cache_read_tokens": 0,
+                "cache_write_tokens": 0,
+                "cost_usd": 0.0,
+            },
         )
         row.setdefault("attempts", row["calls"])
         row["attempts"] += 1
@@ -318,8 +336,15 @@ class UsageLedger:
         return cost
 
     def record_failed_attempt(
-        self, request: LLMRequest, usage: Usage | None, model: str, backend: str, *,
-        reason: str, wait_s: float = 0.0, save: bool = True,
+        self,
+        request: LLMRequest,
+        usage: Usage | None,
+        model: str,
+        backend: str,
+        *,
+        reason: str,
+        wait_s: float = 0.0,
+        save: bool = True,
     ) -> float:
         """A failed attempt: counted, with the tokens billed for it when the server said so."""
         with self._lock:

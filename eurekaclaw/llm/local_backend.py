@@ -57,9 +57,7 @@ MIN_KEPT_TOKENS = 32
 CUT_MARKER_TOKENS = 24  # the "[... N characters cut ...]" note, with room to spare
 
 
-TOOLS_NOTE = (
-    "No tools are available in this session: answer directly from the information above."
-)
+TOOLS_NOTE = "No tools are available in this session: answer directly from the information above."
 
 
 # --- the shared model instance --------------------------------------------------------------
@@ -166,8 +164,9 @@ def render_message(message: Message) -> str:
         message,
         text=lambda b: b.text or None,
         tool_use=lambda b: f"[called tool {b.name} with {json.dumps(b.input, ensure_ascii=False)}]",
-        tool_result=lambda b: (f"[{'error from tool call' if b.is_error else 'result of tool call'} "
-                               f"{b.tool_use_id}]\n{b.content}"),
+        tool_result=lambda b: (
+            f"[{'error from tool call' if b.is_error else 'result of tool call'} {b.tool_use_id}]\n{b.content}"
+        ),
     )
     return "\n".join(parts)
 
@@ -237,9 +236,7 @@ class Fitted:
 
 def _estimate(messages: list[dict[str, str]], count: Callable[[str], int]) -> int:
     return (
-        TEMPLATE_TOKENS_FIXED
-        + TEMPLATE_TOKENS_PER_MESSAGE * len(messages)
-        + sum(count(m["content"]) for m in messages)
+        TEMPLATE_TOKENS_FIXED + TEMPLATE_TOKENS_PER_MESSAGE * len(messages) + sum(count(m["content"]) for m in messages)
     )
 
 
@@ -262,9 +259,7 @@ def _merge_same_roles(messages: list[dict[str, str]]) -> list[dict[str, str]]:
     return merged
 
 
-def fit_context(
-    messages: list[dict[str, str]], count: Callable[[str], int], n_ctx: int, want_reply: int
-) -> Fitted:
+def fit_context(messages: list[dict[str, str]], count: Callable[[str], int], n_ctx: int, want_reply: int) -> Fitted:
     """Trim `messages` so the prompt plus a reply fit in `n_ctx` tokens, and clip the reply's
     max_tokens to the room left. Keeps the system message, the first user message (the task)
     and the last message (the current question)."""
@@ -304,7 +299,9 @@ def fit_context(
         log.warning(
             "local model context is %d tokens: the prompt was trimmed (%d messages left out, "
             "%d texts cut) to leave room for the reply",
-            n_ctx, dropped, cut,
+            n_ctx,
+            dropped,
+            cut,
         )
     room = n_ctx - total
     if room < 1:
@@ -313,8 +310,7 @@ def fit_context(
             "trimming; raise LOCAL_CONTEXT or use a model with a longer context",
             kind="context",
         )
-    return Fitted(messages=messages, max_tokens=min(want_reply, room), prompt_tokens=total,
-                  dropped=dropped, cut=cut)
+    return Fitted(messages=messages, max_tokens=min(want_reply, room), prompt_tokens=total, dropped=dropped, cut=cut)
 
 
 # --- the backend --------------------------------------------------------------------------------
@@ -376,9 +372,7 @@ class LocalBackend(BaseLLMClient):
             "repeat_penalty": REPEAT_PENALTY,
         }
         if request.output is not None:
-            args["grammar"] = json_grammar(
-                request.output_schema() or {}, llama_cpp_api(), loaded.llama, loaded.small
-            )
+            args["grammar"] = json_grammar(request.output_schema() or {}, llama_cpp_api(), loaded.llama, loaded.small)
         return args
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
@@ -441,8 +435,10 @@ def _streamed_completion(loaded: LoadedModel, args: dict[str, Any]) -> dict[str,
     content = "".join(pieces)
     return {
         "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": finish or "stop"}],
-        "usage": {"prompt_tokens": _estimate(args["messages"], loaded.count),
-                  "completion_tokens": loaded.count(content) if content else 0},
+        "usage": {
+            "prompt_tokens": _estimate(args["messages"], loaded.count),
+            "completion_tokens": loaded.count(content) if content else 0,
+        },
     }
 
 

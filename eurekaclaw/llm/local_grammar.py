@@ -22,9 +22,7 @@ _LLAMA_LOGGER = "llama-cpp-python"
 
 
 # Keywords the grammar cannot or need not express (validation still checks them).
-_DROPPED_KEYWORDS = frozenset(
-    {"maxLength", "minLength", "pattern", "title", "description", "default", "examples"}
-)
+_DROPPED_KEYWORDS = frozenset({"maxLength", "minLength", "pattern", "title", "description", "default", "examples"})
 # Keywords whose value maps names (not keywords) to subschemas.
 _SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
 _SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})

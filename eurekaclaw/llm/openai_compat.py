@@ -65,9 +65,7 @@ class OpenAICompatBackend(BaseLLMClient):
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
     ) -> None:
         if not settings.openai_compat_base_url or not settings.openai_compat_model:
-            raise MissingConfigError(
-                "the openai_compat backend needs OPENAI_COMPAT_BASE_URL and OPENAI_COMPAT_MODEL"
-            )
+            raise MissingConfigError("the openai_compat backend needs OPENAI_COMPAT_BASE_URL and OPENAI_COMPAT_MODEL")
         self.settings = settings
         self._stream_refused = False
         self.url = settings.openai_compat_base_url.rstrip("/") + "/chat/completions"
@@ -150,8 +148,12 @@ class OpenAICompatBackend(BaseLLMClient):
                 if self.settings.llm_stream != "auto" or exc.status not in (400, 422):
                     raise
                 self._stream_refused = True
-                log.warning("%s refused a streamed request (HTTP %s); streaming is off for this run "
-                            "(LLM_STREAM=false makes it permanent)", self.url, exc.status)
+                log.warning(
+                    "%s refused a streamed request (HTTP %s); streaming is off for this run "
+                    "(LLM_STREAM=false makes it permanent)",
+                    self.url,
+                    exc.status,
+                )
                 data, tokens_seen = await self._post(body), 0
         else:
             data, tokens_seen = await self._post(body), 0
@@ -193,8 +195,9 @@ class OpenAICompatBackend(BaseLLMClient):
                 raise self._transport_error(exc) from None
             billed = self._cut_billing(request, got, meter)
             if isinstance(exc, httpx.TimeoutException):  # the server went quiet mid-reply
-                raise LLMRetryableError(f"{self.url} timed out while streaming", reason="timeout",
-                                        usage=billed) from None
+                raise LLMRetryableError(
+                    f"{self.url} timed out while streaming", reason="timeout", usage=billed
+                ) from None
             raise stream_cut(self.url, type(exc).__name__, billed) from None
         finally:
             meter.finish()
@@ -216,7 +219,8 @@ class OpenAICompatBackend(BaseLLMClient):
             data = resp.json()
         except ValueError:
             raise LLMRetryableError(
-                f"{self.url} answered {resp.status_code} with a body that is not JSON", reason="bad_body",
+                f"{self.url} answered {resp.status_code} with a body that is not JSON",
+                reason="bad_body",
                 retry_after=parse_retry_after(resp.headers),
             ) from None
         if not isinstance(data, dict):
@@ -252,9 +256,14 @@ class OpenAICompatBackend(BaseLLMClient):
             text = text or bad_arguments  # SessionLLM shows the bad arguments in its repair call
         if request.output is not None and structured is None and self.structured_mode != "tool":
             structured = self._structured_from_text(text)
-        return response(text=text, calls=calls, structured=structured, stop=choice.get("finish_reason") or "stop",
-                        usage=self._usage(data.get("usage"), request, text, tokens_seen),
-                        model=str(data.get("model") or model))
+        return response(
+            text=text,
+            calls=calls,
+            structured=structured,
+            stop=choice.get("finish_reason") or "stop",
+            usage=self._usage(data.get("usage"), request, text, tokens_seen),
+            model=str(data.get("model") or model),
+        )
 
     def _usage(self, raw: Any, request: LLMRequest, text: str, tokens_seen: int) -> Usage:
         if isinstance(raw, dict):
@@ -264,12 +273,15 @@ class OpenAICompatBackend(BaseLLMClient):
     def _first_choice(self, data: dict[str, Any]) -> dict[str, Any]:
         choices = data.get("choices") or []
         if not choices or not isinstance(choices[0], dict):
-            raise LLMRetryableError(f"{self.url} answered without choices", reason="no_choices",
-                                    usage=_billed(data.get("usage")))
+            raise LLMRetryableError(
+                f"{self.url} answered without choices", reason="no_choices", usage=_billed(data.get("usage"))
+            )
         return choices[0]
 
     def _tool_calls(
-        self, message: dict[str, Any], request: LLMRequest,
+        self,
+        message: dict[str, Any],
+        request: LLMRequest,
     ) -> tuple[dict[str, Any] | None, list[tuple[str, str, dict[str, Any]]], str | None]:
         """(the forced output tool's arguments, the other tool calls, the forced tool's raw
         arguments when they are not a JSON object)."""
@@ -320,18 +332,26 @@ def _convert_message(message: Message) -> list[dict[str, Any]]:
         return [{"role": message.role, "content": message.content}]
     texts = map_blocks(message, text=lambda b: b.text or None)
     if message.role == "assistant":
-        calls = map_blocks(message, tool_use=lambda b: {
-            "id": b.id, "type": "function",
-            "function": {"name": b.name, "arguments": json.dumps(b.input, ensure_ascii=False)},
-        })
+        calls = map_blocks(
+            message,
+            tool_use=lambda b: {
+                "id": b.id,
+                "type": "function",
+                "function": {"name": b.name, "arguments": json.dumps(b.input, ensure_ascii=False)},
+            },
+        )
         out: dict[str, Any] = {"role": "assistant", "content": "\n".join(texts) or None}
         if calls:
             out["tool_calls"] = calls
         return [out]
-    converted = map_blocks(message, tool_result=lambda b: {
-        "role": "tool", "tool_call_id": b.tool_use_id,
-        "content": f"[tool error] {b.content}" if b.is_error else b.content,
-    })
+    converted = map_blocks(
+        message,
+        tool_result=lambda b: {
+            "role": "tool",
+            "tool_call_id": b.tool_use_id,
+            "content": f"[tool error] {b.content}" if b.is_error else b.content,
+        },
+    )
     if texts:
         converted.append({"role": "user", "content": "\n".join(texts)})
     return converted

@@ -68,8 +68,7 @@ class StreamedCompletion:
 
     def _feed_call(self, call: dict[str, Any], position: int, meter: TokenMeter) -> None:
         index = call.get("index", position)
-        slot = self.calls.setdefault(index, {"id": None, "type": "function",
-                                             "function": {"name": "", "arguments": ""}})
+        slot = self.calls.setdefault(index, {"id": None, "type": "function", "function": {"name": "", "arguments": ""}})
         slot["id"] = slot["id"] or call.get("id")
         fn = call.get("function") or {}
         slot["function"]["name"] += fn.get("name") or ""

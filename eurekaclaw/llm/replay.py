@@ -37,7 +37,6 @@ class ReplayBackend(BaseLLMClient):
         queue = self._by_fp.get(request.fingerprint())
         if not queue:
             raise LLMFatalError(
-                f"replay diverged: no recorded reply for this {request.role} request "
-                f"({request.prompt_text()[:80]!r})"
+                f"replay diverged: no recorded reply for this {request.role} request ({request.prompt_text()[:80]!r})"
             )
         return queue.popleft()

@@ -29,10 +29,30 @@ MAX_DEPTH = 6
 
 # Strings real models send, including the awkward ones.
 _WORDS = (
-    "lemma_2", "L1", "pull_event.bound", "T", "step:3", "pass", "passed", "ok", "Proof.",
-    r"$\sum_{t=1}^{n} X_t \le \sqrt{2 n \log n}$", r"\frac{8\ln n}{\Delta_i}", "x**2 - 2*x + 1 >= 0",
-    "log(x) <= x - 1", "By induction on n.", "the claim follows", "Δ_i > 0", "Auer et al. (2002)",
-    "ProofAttempt", "", " ", "∀ε>0", "see above", "TODO", "\\ref{lem:pull_event}",
+    "lemma_2",
+    "L1",
+    "pull_event.bound",
+    "T",
+    "step:3",
+    "pass",
+    "passed",
+    "ok",
+    "Proof.",
+    r"$\sum_{t=1}^{n} X_t \le \sqrt{2 n \log n}$",
+    r"\frac{8\ln n}{\Delta_i}",
+    "x**2 - 2*x + 1 >= 0",
+    "log(x) <= x - 1",
+    "By induction on n.",
+    "the claim follows",
+    "Δ_i > 0",
+    "Auer et al. (2002)",
+    "ProofAttempt",
+    "",
+    " ",
+    "∀ε>0",
+    "see above",
+    "TODO",
+    "\\ref{lem:pull_event}",
 )
 
 # Fields that name other objects draw from one small pool, so plans sometimes hang together
@@ -40,8 +60,18 @@ _WORDS = (
 # true and false ones alike.
 _IDS = ("L1", "lemma_2", "T", "pull_event.bound")
 _ID_LISTS = ("dependencies", "lemma_ids", "depends_on", "cites", "uses", "supersedes", "replaces")
-_FORMULAS = ("x**2 - 2*x + 1 >= 0", "x**2 - 3*x + 2 >= 0", "log(x) <= x - 1", "x >= 0", "x + 1 > x",
-             "sqrt(x*y) <= (x + y)/2", "exp(x) >= 1 + x", "x**2 >= x", "n**2 >= n", "1/x > 0")
+_FORMULAS = (
+    "x**2 - 2*x + 1 >= 0",
+    "x**2 - 3*x + 2 >= 0",
+    "log(x) <= x - 1",
+    "x >= 0",
+    "x + 1 > x",
+    "sqrt(x*y) <= (x + y)/2",
+    "exp(x) >= 1 + x",
+    "x**2 >= x",
+    "n**2 >= n",
+    "1/x > 0",
+)
 _VARIABLES = ("x", "y", "n")
 
 
@@ -218,11 +248,15 @@ class SchemaBackend(BaseLLMClient):
             if not ok:
                 self.invalid.append(request.output.__name__)
             text = json.dumps(data, ensure_ascii=False)
-            return LLMResponse(structured=data, model=self.model_for(request.tier),
-                               usage=Usage(input_tokens=len(request.prompt_text()) // 4 + 1,
-                                           output_tokens=len(text) // 4 + 1))
+            return LLMResponse(
+                structured=data,
+                model=self.model_for(request.tier),
+                usage=Usage(input_tokens=len(request.prompt_text()) // 4 + 1, output_tokens=len(text) // 4 + 1),
+            )
         rng = random.Random(seed)
         text = " ".join(rng.choice([w for w in _WORDS if w.strip()]) for _ in range(rng.randint(5, 40)))
-        return LLMResponse(text=text, model=self.model_for(request.tier),
-                           usage=Usage(input_tokens=len(request.prompt_text()) // 4 + 1,
-                                       output_tokens=len(text) // 4 + 1))
+        return LLMResponse(
+            text=text,
+            model=self.model_for(request.tier),
+            usage=Usage(input_tokens=len(request.prompt_text()) // 4 + 1, output_tokens=len(text) // 4 + 1),
+        )

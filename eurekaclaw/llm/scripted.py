@@ -185,7 +185,7 @@ class ScriptedBackend(BaseLLMClient):
     async def _stream(self, response: LLMResponse, request: LLMRequest, cut_after: int | None) -> None:
         """Deliver the reply's text (or its JSON) in chunks, as a streaming server would."""
         body = response.text or json.dumps(response.structured or {}, ensure_ascii=False)
-        pieces = [body[i:i + self.chunk_chars] for i in range(0, len(body), self.chunk_chars)]
+        pieces = [body[i : i + self.chunk_chars] for i in range(0, len(body), self.chunk_chars)]
         meter = TokenMeter(interval_s=0.0)  # every chunk reported: deterministic for tests
         try:
             for i, piece in enumerate(pieces):
@@ -221,6 +221,10 @@ class ScriptedBackend(BaseLLMClient):
             data = {"rules": data}
         if not isinstance(data, dict):
             raise BadInputError(f"scripted LLM file {path} must hold a list of rules")
-        return cls(rules=data.get("rules") or [], default=data.get("default"),
-                   model=str(data.get("model") or "scripted"), stream=data.get("stream", "auto"),
-                   chunk_chars=int(data.get("chunk_chars") or 8))
+        return cls(
+            rules=data.get("rules") or [],
+            default=data.get("default"),
+            model=str(data.get("model") or "scripted"),
+            stream=data.get("stream", "auto"),
+            chunk_chars=int(data.get("chunk_chars") or 8),
+        )

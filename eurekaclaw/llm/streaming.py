@@ -55,8 +55,13 @@ def wants_stream(setting: str) -> bool:
 class TokenMeter:
     """Counts a streamed reply's tokens as they arrive and reports the running total."""
 
-    def __init__(self, sink: TokenSink | None = None, *, interval_s: float = REPORT_INTERVAL_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        sink: TokenSink | None = None,
+        *,
+        interval_s: float = REPORT_INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.sink = sink if sink is not None else _sink.get()
         self.interval_s = interval_s
         self._clock = clock
@@ -92,5 +97,4 @@ class TokenMeter:
 
 def stream_cut(where: str, detail: str, billed: Usage | None = None) -> LLMRetryableError:
     """The failure of a stream that stopped before its end; `billed` is what it may have cost."""
-    return LLMRetryableError(f"{where}: the streamed reply broke off ({detail})", reason="stream_cut",
-                             usage=billed)
+    return LLMRetryableError(f"{where}: the streamed reply broke off ({detail})", reason="stream_cut", usage=billed)

@@ -37,11 +37,18 @@ T = TypeVar("T")
 # Why a reply ended, as each provider says it (Anthropic's stop_reason, the finish_reason of
 # OpenAI-style servers and llama.cpp), in our terms.
 _STOP_REASONS: dict[str, StopReason] = {
-    "end_turn": "end_turn", "stop": "end_turn", "pause_turn": "end_turn",
-    "max_tokens": "max_tokens", "length": "max_tokens", "model_context_window_exceeded": "max_tokens",
+    "end_turn": "end_turn",
+    "stop": "end_turn",
+    "pause_turn": "end_turn",
+    "max_tokens": "max_tokens",
+    "length": "max_tokens",
+    "model_context_window_exceeded": "max_tokens",
     "stop_sequence": "stop_sequence",
-    "tool_use": "tool_use", "tool_calls": "tool_use", "function_call": "tool_use",
-    "refusal": "error", "content_filter": "error",
+    "tool_use": "tool_use",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "refusal": "error",
+    "content_filter": "error",
 }
 
 
@@ -50,8 +57,13 @@ def stop_reason(raw: str | None) -> StopReason:
 
 
 def response(
-    *, text: str, calls: list[tuple[str, str, dict[str, Any]]], structured: dict[str, Any] | None,
-    stop: str | None, usage: Usage, model: str,
+    *,
+    text: str,
+    calls: list[tuple[str, str, dict[str, Any]]],
+    structured: dict[str, Any] | None,
+    stop: str | None,
+    usage: Usage,
+    model: str,
 ) -> LLMResponse:
     """A reply in our terms; `calls` are the tool calls to execute as (id, name, input), the
     forced structured-output call already taken out."""
@@ -69,7 +81,8 @@ def response(
 
 
 def map_blocks(
-    message: Message, *,
+    message: Message,
+    *,
     text: Callable[[TextBlock], T | None] | None = None,
     tool_use: Callable[[ToolUseBlock], T | None] | None = None,
     tool_result: Callable[[ToolResultBlock], T | None] | None = None,
@@ -114,8 +127,9 @@ def status_error(status: int, text: str, headers: Mapping[str, str], *, key_hint
     if status in (401, 403):
         return LLMAuthError(f"{text} (check {key_hint})", status=status)
     if retryable_status(status):
-        return LLMRetryableError(text, status=status, retry_after=parse_retry_after(headers),
-                                 reason=status_reason(status))
+        return LLMRetryableError(
+            text, status=status, retry_after=parse_retry_after(headers), reason=status_reason(status)
+        )
     return LLMFatalError(text, status=status)
 
 

@@ -78,7 +78,7 @@ class HashingEmbedder:
         for w in words:
             padded = f"<{w}>"
             for n in (3, 4, 5):
-                char_feats.update(f"c:{padded[i:i + n]}" for i in range(len(padded) - n + 1))
+                char_feats.update(f"c:{padded[i : i + n]}" for i in range(len(padded) - n + 1))
         return word_feats, char_feats
 
     def _vector(self, feats: Counter[str]) -> np.ndarray:

@@ -163,7 +163,8 @@ class DomainInsights:
             data = _coerce(data if data is not None else {"entries": self._rebuild(slug)})
             # Entries whose file the user deleted are forgotten (and may be learned again).
             entries = [
-                e for e in data["entries"]
+                e
+                for e in data["entries"]
                 if isinstance(e, dict) and (directory / Path(str(e.get("file", ""))).name).is_file()
             ]
             old_name = Path(replaces).name if replaces else None
@@ -192,9 +193,7 @@ class DomainInsights:
         update_json(self._index_path(slug), apply, default=None)
         return written.get("path")
 
-    def retract_sessions(
-        self, sessions: set[str], reason: str, categories: frozenset[str] | None = None
-    ) -> list[Path]:
+    def retract_sessions(self, sessions: set[str], reason: str, categories: frozenset[str] | None = None) -> list[Path]:
         """Mark retracted every insight (of `categories`, all when None) learned in one of
         `sessions`, in every domain: the file's front matter and its index entry say so, and
         it is never injected again. Returns the files changed."""
@@ -218,8 +217,9 @@ class DomainInsights:
                         entry["retracted"] = True
                         continue
                     retraction = f"{saved.retraction}; {reason}" if saved.retraction else reason
-                    updated = saved.model_copy(update={"retracted": True, "retraction": retraction,
-                                                       "established": False})
+                    updated = saved.model_copy(
+                        update={"retracted": True, "retraction": retraction, "established": False}
+                    )
                     path = directory / Path(saved.file).name
                     atomic_write_text(path, render_insight(updated))
                     entry["retracted"] = True
@@ -239,9 +239,7 @@ class DomainInsights:
             for e in self.entries(insight.domain)
         )
 
-    def near_duplicates(
-        self, insight: DomainInsight, threshold: float = NEAR_DUPLICATE_OVERLAP
-    ) -> list[DomainInsight]:
+    def near_duplicates(self, insight: DomainInsight, threshold: float = NEAR_DUPLICATE_OVERLAP) -> list[DomainInsight]:
         """Saved insights of the same domain whose keyword overlap with `insight` exceeds
         `threshold` (most similar first). Retracted ones are left out: merging would carry
         their content back into memory."""
@@ -295,7 +293,8 @@ class DomainInsights:
         if k <= 0:
             return []
         entries = [
-            e for e in self.entries(domain)
+            e
+            for e in self.entries(domain)
             if float(e.get("confidence", 0)) >= MIN_CONFIDENCE and not e.get("retracted")
         ]
         entries.sort(key=lambda e: str(e.get("created_at", "")), reverse=True)
@@ -370,9 +369,7 @@ def render_insight(insight: DomainInsight) -> str:
 
 
 def _attr(value: str) -> str:
-    return (
-        str(value).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
-    )
+    return str(value).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def render_memories_block(insights: builtins.list[DomainInsight]) -> str:
@@ -386,7 +383,7 @@ def render_memories_block(insights: builtins.list[DomainInsight]) -> str:
         parts.append(
             f'<memory category="{_attr(ins.category)}" title="{_attr(ins.title)}" '
             f'confidence="{ins.confidence:.2f}" status="{_attr(ins.trust_label())}">\n'
-            f'{ins.content.strip()}\n</memory>'
+            f"{ins.content.strip()}\n</memory>"
         )
     parts.append("</memories>")
     return "\n".join(parts)

@@ -164,8 +164,15 @@ class KnowledgeGraph:
                 if existing.retracted:
                     pass  # a confirmed refutation outweighs a later proof of the same words
                 elif _strength(fresh) > _strength(existing):
-                    for key in ("verification_level", "claimed_level", "established", "session_status",
-                                "self_reviewed", "note", "kind"):
+                    for key in (
+                        "verification_level",
+                        "claimed_level",
+                        "established",
+                        "session_status",
+                        "self_reviewed",
+                        "note",
+                        "kind",
+                    ):
                         setattr(node, key, getattr(fresh, key))
                     node.proof_summary = proof_summary or existing.proof_summary
                     node.session_id = session_id or existing.session_id
@@ -205,8 +212,12 @@ class KnowledgeGraph:
         def apply(data: Any) -> dict[str, Any]:
             data = _coerce(data)
             node = _node(data["nodes"].get(node_id)) or KnowledgeNode(
-                node_id=node_id, statement=statement.strip(), normalized=normalized,
-                domain=domain or "general", session_status="", note="never established",
+                node_id=node_id,
+                statement=statement.strip(),
+                normalized=normalized,
+                domain=domain or "general",
+                session_status="",
+                note="never established",
             )
             out.sessions = [s for s in _sessions(node) if s]
             out.was_established = node.established
@@ -221,8 +232,13 @@ class KnowledgeGraph:
                 ev_id = node_id_for(ev_norm)
                 if ev_id != node_id:
                     ev = _node(data["nodes"].get(ev_id)) or KnowledgeNode(
-                        node_id=ev_id, statement=evidence.strip(), normalized=ev_norm, domain=domain or "general",
-                        kind="refutation", session_id=session_id, sessions=[session_id] if session_id else [],
+                        node_id=ev_id,
+                        statement=evidence.strip(),
+                        normalized=ev_norm,
+                        domain=domain or "general",
+                        kind="refutation",
+                        session_id=session_id,
+                        sessions=[session_id] if session_id else [],
                         tags=["refutation"],
                     )
                     data["nodes"][ev_id] = ev.model_dump(mode="json")
@@ -307,25 +323,30 @@ class KnowledgeGraph:
         ordered = sorted((d, nid) for nid, d in seen.items() if nid != node_id)
         return [nodes[nid] for _, nid in ordered]
 
-    def search_theorems(
-        self, query: str, k: int = 5, min_level: VerificationLevel = "cited"
-    ) -> list[KnowledgeNode]:
+    def search_theorems(self, query: str, k: int = 5, min_level: VerificationLevel = "cited") -> list[KnowledgeNode]:
         """The k established results most similar to `query` among those at `min_level` or
         stronger. Unverified, retracted and refutation nodes are never offered for reuse."""
         threshold = level_rank(min_level)
         return self._search(
-            query, k,
-            lambda n: n.kind == "result" and n.established and not n.retracted
-            and level_rank(n.verification_level) >= threshold,
+            query,
+            k,
+            lambda n: (
+                n.kind == "result"
+                and n.established
+                and not n.retracted
+                and level_rank(n.verification_level) >= threshold
+            ),
         )
 
     def search_unverified(self, query: str, k: int = 3) -> list[KnowledgeNode]:
         """Results stored but not established (self-reviewed, unchecked, or from an unfinished
         session), excluding retracted ones and those of sessions whose claim was shown false."""
         return self._search(
-            query, k,
-            lambda n: n.kind == "result" and not n.established and not n.retracted
-            and n.session_status not in FALSE_OUTCOMES,
+            query,
+            k,
+            lambda n: (
+                n.kind == "result" and not n.established and not n.retracted and n.session_status not in FALSE_OUTCOMES
+            ),
         )
 
     def search_retracted(self, query: str, k: int = 3) -> list[KnowledgeNode]:

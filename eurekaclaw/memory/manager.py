@@ -86,7 +86,11 @@ class MemoryManager:
         )
 
     def retract_theorem(
-        self, statement: str, domain: str, reason: str, evidence: str = "",
+        self,
+        statement: str,
+        domain: str,
+        reason: str,
+        evidence: str = "",
         insight_categories: frozenset[str] | None = None,
     ) -> Retraction:
         """Retract `statement` in the graph and the insights learned by the sessions that had
@@ -103,9 +107,7 @@ class MemoryManager:
     def find_related_theorems(self, node_id: str, depth: int = 2) -> list[KnowledgeNode]:
         return self.graph.find_related_theorems(node_id, depth)
 
-    def search_theorems(
-        self, query: str, k: int = 5, min_level: VerificationLevel = "cited"
-    ) -> list[KnowledgeNode]:
+    def search_theorems(self, query: str, k: int = 5, min_level: VerificationLevel = "cited") -> list[KnowledgeNode]:
         return self.graph.search_theorems(query, k, min_level)
 
     def search_unverified(self, query: str, k: int = 3) -> list[KnowledgeNode]:

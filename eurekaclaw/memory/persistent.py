@@ -109,9 +109,7 @@ class PersistentMemory:
         return record.value if record else None
 
     def recall_by_tag(self, tag: str) -> list[CrossRunRecord]:
-        return sorted(
-            (r for r in self._all().values() if tag in r.tags), key=lambda r: r.updated_at, reverse=True
-        )
+        return sorted((r for r in self._all().values() if tag in r.tags), key=lambda r: r.updated_at, reverse=True)
 
     def recall_prefix(self, prefix: str) -> list[CrossRunRecord]:
         """Records whose key starts with `prefix` (a namespace such as "theory.failed_strategies.")."""

@@ -59,8 +59,11 @@ def _backend_summary(settings: Settings) -> dict[str, Any]:
         return {"backend": None, "problem": exc.user_message()}
     info: dict[str, Any] = {"backend": name}
     if name == "anthropic":
-        info.update(model=settings.eurekaclaw_model, fast_model=settings.eurekaclaw_fast_model,
-                    base_url=settings.anthropic_base_url or "default")
+        info.update(
+            model=settings.eurekaclaw_model,
+            fast_model=settings.eurekaclaw_fast_model,
+            base_url=settings.anthropic_base_url or "default",
+        )
     elif name == "openai_compat":
         info.update(model=settings.openai_compat_model, base_url=settings.openai_compat_base_url)
     elif name == "local":
@@ -172,7 +175,14 @@ def doctor_report(*, online: bool = False) -> dict[str, Any]:
     }
     for exe, (flag, purpose) in EXECUTABLES.items():
         path = shutil.which(exe)
-        report["tools"].append({"name": exe, "available": path is not None, "version": _version(exe, flag) if path else None, "purpose": purpose})
+        report["tools"].append(
+            {
+                "name": exe,
+                "available": path is not None,
+                "version": _version(exe, flag) if path else None,
+                "purpose": purpose,
+            }
+        )
     for module, (dist, purpose) in MODULES.items():
         found = importlib.util.find_spec(module) is not None
         version = None
@@ -219,8 +229,12 @@ def render_doctor(report: dict[str, Any]) -> Group:
         details = ", ".join(f"{k}={v}" for k, v in review.items() if k != "backend")
         lines.append(Text(f"review model: {review['backend']} ({details})", style="green"))
     else:
-        lines.append(Text(f"review model: {review.get('problem') or review.get('note', 'not set')}",
-                          style="red" if review.get("problem") else "yellow"))
+        lines.append(
+            Text(
+                f"review model: {review.get('problem') or review.get('note', 'not set')}",
+                style="red" if review.get("problem") else "yellow",
+            )
+        )
     box = report.get("sandbox") or {}
     if box.get("available"):
         lines.append(Text(f"sandbox: {box.get('reason')}", style="green"))
@@ -232,8 +246,9 @@ def render_doctor(report: dict[str, Any]) -> Group:
     lines.append(Text("settings: " + ", ".join(f"{k}={v}" for k, v in report["settings"].items())))
     if report.get("settings_profile"):
         shown = ", ".join(f"{k.upper()}={v}" for k, v in report["settings_profile"].items())
-        lines.append(Text(f"demonstration settings for this backend (set them yourself to override): {shown}",
-                          style="yellow"))
+        lines.append(
+            Text(f"demonstration settings for this backend (set them yourself to override): {shown}", style="yellow")
+        )
     table = Table(title="optional tools", show_header=True)
     for col in ("tool", "status", "version", "used for"):
         table.add_column(col, overflow="fold")

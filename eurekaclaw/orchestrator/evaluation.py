@@ -16,7 +16,9 @@ from eurekaclaw.store.session import SessionDir, Workspace
 log = logging.getLogger(__name__)
 
 
-def _judge_llm(settings: Settings, workspace: Workspace, session: SessionDir, override: str | None) -> SessionLLM | None:
+def _judge_llm(
+    settings: Settings, workspace: Workspace, session: SessionDir, override: str | None
+) -> SessionLLM | None:
     """The LLM for the novelty judgement, or None (the report then says it was left out)."""
     try:
         name, arg = choose_backend(settings, override)

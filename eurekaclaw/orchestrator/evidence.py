@@ -33,15 +33,17 @@ def apply_experiment_evidence(bus: KnowledgeBus, *, replans_allowed: bool) -> Ev
     root = theory.root_id()
     node = theory.lemma_dag.get(root) if root else None
     worst = worst_violation(result) or {}
-    theory.counterexamples.append(Counterexample(
-        lemma_id=root or "main",
-        assignment=dict(worst.get("assignment") or {}),
-        description=str(worst.get("description") or result.violations[0]),
-        checker="experiment",
-        confirmed=True,
-        statement=node.statement if node else theory.formal_statement,
-        claim=node.claim if node else None,
-    ))
+    theory.counterexamples.append(
+        Counterexample(
+            lemma_id=root or "main",
+            assignment=dict(worst.get("assignment") or {}),
+            description=str(worst.get("description") or result.violations[0]),
+            checker="experiment",
+            confirmed=True,
+            statement=node.statement if node else theory.formal_statement,
+            claim=node.claim if node else None,
+        )
+    )
     theory.contradictions = list(result.violations)
     theory.status = "contradicted"
     count = len(result.violations)
@@ -49,12 +51,12 @@ def apply_experiment_evidence(bus: KnowledgeBus, *, replans_allowed: bool) -> Ev
         f"the experiment violated {count} of the theorem's bound(s) beyond statistical tolerance"
         f" (the theory stage had ended {was}): {result.violations[0]}"
     )
-    replan = (replans_allowed and was == "proved"
-              and theory.contradiction_replans < MAX_CONTRADICTION_REPLANS)
+    replan = replans_allowed and was == "proved" and theory.contradiction_replans < MAX_CONTRADICTION_REPLANS
     if replan:
         theory.contradiction_replans += 1
         theory.notes.append(
             "the first formalization was contradicted by the experiment; formalizing again with "
-            "the violation as a counterexample")
+            "the violation as a counterexample"
+        )
     bus.put_theory_state(theory)
     return "replan" if replan else "contradicted"

@@ -45,9 +45,7 @@ def clean_statement(statement: str, what: str = "statement") -> str:
         if (ord(ch) < 32 and ch not in "\t\n\r") or 127 <= ord(ch) < 160:
             raise BadInputError(f"the {what} contains a control character (U+{ord(ch):04X} at character {i + 1})")
     if len(statement) > MAX_STATEMENT_CHARS:
-        raise BadInputError(
-            f"the {what} is {len(statement):,} characters long; the limit is {MAX_STATEMENT_CHARS:,}"
-        )
+        raise BadInputError(f"the {what} is {len(statement):,} characters long; the limit is {MAX_STATEMENT_CHARS:,}")
     return statement.strip()
 
 
@@ -74,8 +72,10 @@ def check_area(area: str) -> str:
     search for nothing and the model invent a field)."""
     text = clean_statement(area, what="research area")
     if not any(len(w) >= 3 for w in _WORD.findall(text)):
-        raise BadInputError(f"{text!r} is too short to be a research area",
-                            hint='e.g. eurekaclaw explore "multi-armed bandits with heavy tails"')
+        raise BadInputError(
+            f"{text!r} is too short to be a research area",
+            hint='e.g. eurekaclaw explore "multi-armed bandits with heavy tails"',
+        )
     return text
 
 
@@ -89,8 +89,9 @@ def check_output_dir(output: str | None) -> str:
     if "\x00" in template:
         raise BadInputError("the output path contains NUL bytes")
     target = Path(template.replace("{session_id}", "")).expanduser().absolute()
-    probe = _nearest_existing(target, lambda reason: BadInputError(
-        f"output directory {_short(target)} cannot be used: {reason}"))
+    probe = _nearest_existing(
+        target, lambda reason: BadInputError(f"output directory {_short(target)} cannot be used: {reason}")
+    )
     if not probe.is_dir():
         raise BadInputError(f"output directory {target} cannot be written: {probe} is not a directory")
     if not os.access(probe, os.W_OK | os.X_OK):
@@ -127,8 +128,10 @@ def check_paper_ids(ids: list[str]) -> list[str]:
     for raw in ids:
         _reject_undecodable(raw, "paper id")
     if len(ids) > MAX_PAPER_IDS:
-        raise BadInputError(f"{len(ids)} paper ids given; the limit is {MAX_PAPER_IDS}",
-                            hint="choose the papers to extend, or use `eurekaclaw explore` for an area")
+        raise BadInputError(
+            f"{len(ids)} paper ids given; the limit is {MAX_PAPER_IDS}",
+            hint="choose the papers to extend, or use `eurekaclaw explore` for an area",
+        )
     from eurekaclaw.tools.literature.ids import validate_paper_ids
 
     return validate_paper_ids(ids)
@@ -160,8 +163,10 @@ def check_env_files(*paths: Path) -> None:
     for path in (Path(".env"), *paths):
         try:
             if (path.exists() or path.is_symlink()) and not path.is_file():
-                raise ConfigError(f"{path} is not a regular file; settings are read from it",
-                                  hint="remove it or replace it with a KEY=value file")
+                raise ConfigError(
+                    f"{path} is not a regular file; settings are read from it",
+                    hint="remove it or replace it with a KEY=value file",
+                )
         except OSError as exc:
             raise ConfigError(f"{path} cannot be read: {exc.strerror or exc}") from None
 
@@ -169,8 +174,9 @@ def check_env_files(*paths: Path) -> None:
 def check_home_dir(home: Path) -> None:
     target = home.expanduser().absolute()
     _reject_undecodable(str(target), "EUREKACLAW_DIR path")
-    probe = _nearest_existing(target, lambda reason: MissingConfigError(
-        f"EUREKACLAW_DIR={_short(target)} cannot be used: {reason}"))
+    probe = _nearest_existing(
+        target, lambda reason: MissingConfigError(f"EUREKACLAW_DIR={_short(target)} cannot be used: {reason}")
+    )
     hint = "point EUREKACLAW_DIR at a directory; the default is ~/.eurekaclaw"
     if not probe.is_dir():
         where = "is a file" if probe == target else f"is under {probe}, which is not a directory"
@@ -181,5 +187,6 @@ def check_home_dir(home: Path) -> None:
             os.rmdir(tempfile.mkdtemp(prefix=".eurekaclaw-probe-", dir=probe))
         except OSError as exc:
             reason = exc.strerror or type(exc).__name__
-            raise MissingConfigError(f"EUREKACLAW_DIR={target} cannot be created: {probe}: {reason}",
-                                     hint=hint) from None
+            raise MissingConfigError(
+                f"EUREKACLAW_DIR={target} cannot be created: {probe}: {reason}", hint=hint
+            ) from None

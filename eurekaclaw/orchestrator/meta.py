@@ -47,6 +47,7 @@ from eurekaclaw.types.tasks import (
 
 log = logging.getLogger(__name__)
 
+
 def _with_session(exc: StorageError, session: SessionDir) -> StorageError:
     return exc if exc.session_id else exc.for_session(session.session_id)
 
@@ -108,8 +109,11 @@ class MetaOrchestrator:
         if name == "replay":
             raise BadInputError("--review-llm cannot be replay: a replayed session replays its reviews too")
         model = self.settings.review_model
-        settings = self.settings.model_copy(update={"eurekaclaw_model": model, "openai_compat_model": model}) \
-            if model else self.settings
+        settings = (
+            self.settings.model_copy(update={"eurekaclaw_model": model, "openai_compat_model": model})
+            if model
+            else self.settings
+        )
         self._review_backend = self.ui.watch(build_backend(settings, name, arg))
         return self._review_backend
 
@@ -117,8 +121,9 @@ class MetaOrchestrator:
         """A backend too weak for real work (a small local model) asks for settings that let a
         session finish in minutes; anything the user set explicitly is kept."""
         profile = getattr(backend, "demonstration_profile", None)
-        overrides = {k: v for k, v in (profile() if callable(profile) else {}).items()
-                     if k not in self.settings.model_fields_set}
+        overrides = {
+            k: v for k, v in (profile() if callable(profile) else {}).items() if k not in self.settings.model_fields_set
+        }
         if overrides:
             self.settings = self.settings.model_copy(update=overrides)
         self.profile_overrides = overrides
@@ -126,8 +131,12 @@ class MetaOrchestrator:
 
     def check_budget(self, budget_usd: float | None) -> None:
         """A dollar budget the ledger could not enforce stops the run before its first call."""
-        check_budget_enforceable(budget_usd, self.settings.eurekaclaw_budget_tokens,
-                                 [self._backend, self._review_backend], settings_price(self.settings))
+        check_budget_enforceable(
+            budget_usd,
+            self.settings.eurekaclaw_budget_tokens,
+            [self._backend, self._review_backend],
+            settings_price(self.settings),
+        )
 
     async def run(self, spec: InputSpec) -> ResearchOutput:
         backend, backend_name = self.prepare_backend()
@@ -152,8 +161,13 @@ class MetaOrchestrator:
             bus = KnowledgeBus(session.session_id, session.path)
             bus.put("input_spec", spec)
             bus.put_pipeline(self._initial_pipeline())
-            session.event("session_started", mode=spec.mode, domain=domain, backend=backend_name,
-                          settings_profile=self.profile_overrides)
+            session.event(
+                "session_started",
+                mode=spec.mode,
+                domain=domain,
+                backend=backend_name,
+                settings_profile=self.profile_overrides,
+            )
             return await self._drive(session, meta, bus, spec, plugins, resume=False)
         except StorageError as exc:
             if not session.file(SessionDir.META).exists():  # nothing to resume: leave no husk
@@ -173,17 +187,23 @@ class MetaOrchestrator:
         spec = bus.get("input_spec")
         if spec is None:
             # session.json holds everything the input spec said
-            spec = InputSpec(mode=meta.mode, statement=meta.statement, paper_ids=meta.paper_ids,
-                             domain=meta.domain, budget_usd=meta.budget_usd,
-                             gate_mode=known_gate_mode(meta.gate_mode),
-                             output_dir=meta.output_dir)
+            spec = InputSpec(
+                mode=meta.mode,
+                statement=meta.statement,
+                paper_ids=meta.paper_ids,
+                domain=meta.domain,
+                budget_usd=meta.budget_usd,
+                gate_mode=known_gate_mode(meta.gate_mode),
+                output_dir=meta.output_dir,
+            )
             bus.put("input_spec", spec)
         self.prepare_backend()
         self.check_budget(budget_usd if budget_usd is not None else meta.budget_usd)
         plugins = self._plugins if self._plugins is not None else discover_plugins()
         pipeline = bus.get_pipeline() or self._initial_pipeline()
-        plan_resume(session, bus, pipeline, self._stage_impls(),
-                    [k for k in lost if k not in ("input_spec", "pipeline")])
+        plan_resume(
+            session, bus, pipeline, self._stage_impls(), [k for k in lost if k not in ("input_spec", "pipeline")]
+        )
         if budget_usd is not None:
             meta.budget_usd = budget_usd
         session.clear_pause()
@@ -217,7 +237,11 @@ class MetaOrchestrator:
         return pipeline
 
     def _session_context(
-        self, session: SessionDir, bus: KnowledgeBus, meta: SessionMeta, spec: InputSpec,
+        self,
+        session: SessionDir,
+        bus: KnowledgeBus,
+        meta: SessionMeta,
+        spec: InputSpec,
         plugin: DomainPlugin | None,
     ) -> tuple[AgentContext, Callable[..., None]]:
         """The agents' context for this session, with events and usage wired to the session
@@ -231,8 +255,7 @@ class MetaOrchestrator:
             ui.event(kind, **data)
 
         def on_usage(ledger: UsageLedger) -> None:
-            ui.usage(ledger.total.input_tokens + ledger.total.output_tokens,
-                     ledger.cost if ledger.cost_known else None)
+            ui.usage(ledger.total.input_tokens + ledger.total.output_tokens, ledger.cost if ledger.cost_known else None)
 
         ctx = build_context(
             settings=self.settings,
@@ -251,8 +274,16 @@ class MetaOrchestrator:
         return ctx, on_event
 
     async def _run_stages(
-        self, ctx: AgentContext, session: SessionDir, meta: SessionMeta, bus: KnowledgeBus,
-        pipeline: PipelineState, spec: InputSpec, on_event: Callable[..., None], *, resume: bool,
+        self,
+        ctx: AgentContext,
+        session: SessionDir,
+        meta: SessionMeta,
+        bus: KnowledgeBus,
+        pipeline: PipelineState,
+        spec: InputSpec,
+        on_event: Callable[..., None],
+        *,
+        resume: bool,
     ) -> None:
         """The stages in order from where the pipeline stands: an explore direction that failed
         hands over to the next one (pivots), an experiment that contradicts the theory sends it
@@ -264,8 +295,11 @@ class MetaOrchestrator:
             name = STAGE_ORDER[index]
             index += 1
             rec = pipeline.record(name)
-            if name in PIVOT_POINTS and rec.status != "completed" and pivot_if_failed(
-                    bus, session.path, pipeline, spec, on_event):
+            if (
+                name in PIVOT_POINTS
+                and rec.status != "completed"
+                and pivot_if_failed(bus, session.path, pipeline, spec, on_event)
+            ):
                 index = STAGE_ORDER.index("formalize")  # explore: the next scored direction
                 continue
             if rec.status in ("completed", "skipped", "absent", "failed"):
@@ -347,8 +381,10 @@ class MetaOrchestrator:
         if theory is None and any(session.path.glob("theory_state.json.corrupt-*")):
             # a theorem was formalized but is gone (damaged file): never a success
             meta.status = "failed"
-            meta.status_reason = ("the theory state is missing (theory_state.json damaged?); "
-                                  f"`eurekaclaw resume {session.session_id}` re-runs Formalize and Theory")
+            meta.status_reason = (
+                "the theory state is missing (theory_state.json damaged?); "
+                f"`eurekaclaw resume {session.session_id}` re-runs Formalize and Theory"
+            )
         return self._finish(session, meta, bus, ctx, pipeline)
 
     def _experiment_evidence(self, bus: KnowledgeBus, session: SessionDir, pipeline: PipelineState) -> str:
@@ -399,8 +435,11 @@ class MetaOrchestrator:
             theory_status=meta.theory_status,
             theory_reason=theory.status_reason if theory else "",
             weakest_level=theory.weakest_level() if theory and theory.proven_lemmas else None,
-            self_reviewed=sum(1 for r in theory.proven_lemmas.values()
-                              if r.self_review and r.verification_level == "reviewed") if theory else 0,
+            self_reviewed=sum(
+                1 for r in theory.proven_lemmas.values() if r.self_review and r.verification_level == "reviewed"
+            )
+            if theory
+            else 0,
             stages=pipeline.stages,
             cost_usd=meta.cost_usd,
             llm_calls=ledger.calls,

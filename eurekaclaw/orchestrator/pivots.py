@@ -110,8 +110,9 @@ def pivot_if_failed(
         )
         brief.dropped_directions.append(dropped)
         brief.selected_direction = following
-        brief.notes.append(f"pivot {version}: direction {current.title!r} ended {theory.status}; "
-                           f"next: {following.title!r}")
+        brief.notes.append(
+            f"pivot {version}: direction {current.title!r} ended {theory.status}; next: {following.title!r}"
+        )
         bus.put_research_brief(brief)  # the decision, in one atomic write
     nxt = brief.selected_direction
     reason = f"pivot {dropped.version}: {dropped.title!r} ended {dropped.outcome}; now {nxt.title if nxt else '?'!r}"
@@ -125,8 +126,14 @@ def pivot_if_failed(
     bus.discard("theory_state")
     log.info("session %s: %s", bus.session_id, reason)
     if events is not None:
-        events("pivot", version=dropped.version, dropped=dropped.title, outcome=dropped.outcome,
-               direction=nxt.title if nxt else "", message=reason)
+        events(
+            "pivot",
+            version=dropped.version,
+            dropped=dropped.title,
+            outcome=dropped.outcome,
+            direction=nxt.title if nxt else "",
+            message=reason,
+        )
     return dropped
 
 

@@ -42,5 +42,6 @@ def check_papers_reachable(settings: Any, ids: list[str]) -> None:
             f"cannot fetch {', '.join(outcome.unreachable)}: no literature source is reachable ({causes})",
             hint="check the network with `eurekaclaw doctor --online`; nothing was created",
         )
-    raise BadInputError(f"no source knows {', '.join(outcome.missing)}",
-                        hint="check the ids (arXiv 1204.5721, DOI 10.1000/xyz)")
+    raise BadInputError(
+        f"no source knows {', '.join(outcome.missing)}", hint="check the ids (arXiv 1204.5721, DOI 10.1000/xyz)"
+    )

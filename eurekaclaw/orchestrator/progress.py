@@ -74,8 +74,11 @@ def lemma_tree(state: TheoryState, live_states: dict[str, dict[str, Any]] | None
             extra = f" [{record.verification_level}{who}]"
         elif info.get("attempt"):
             extra = f" (attempt {info['attempt']})"
-        text = claim_plain(node.claim) if node.statement_source == "claim" and node.claim else (
-            node.informal or node.statement)
+        text = (
+            claim_plain(node.claim)
+            if node.statement_source == "claim" and node.claim
+            else (node.informal or node.statement)
+        )
         short = text if len(text) <= 70 else text[:67] + "…"
         return Text(f"{icon} {lemma_id}{extra}: {short}", style=style)
 
@@ -124,8 +127,9 @@ class WatchedBackend:
         return str(self._backend.model_for(tier))
 
     async def complete(self, request: Any) -> Any:
-        call = self._ui.call_started(getattr(request, "role", ""), getattr(request, "lemma_id", None),
-                                     getattr(request, "stage", None))
+        call = self._ui.call_started(
+            getattr(request, "role", ""), getattr(request, "lemma_id", None), getattr(request, "stage", None)
+        )
         # only a live display shows streamed tokens, so only it asks for them (LLM_STREAM=auto)
         watch = watching(lambda tokens: self._ui.call_tokens(call, tokens)) if self._ui.live_mode else nullcontext()
         try:
@@ -141,8 +145,9 @@ class WatchedBackend:
 class RunUI:
     MAX_CALLS_SHOWN = 4
 
-    def __init__(self, *, live: bool | None = None, quiet: bool = False,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, *, live: bool | None = None, quiet: bool = False, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         console = err()
         self.console = console
         self.quiet = quiet
@@ -164,8 +169,7 @@ class RunUI:
     def _new_live(self) -> Live:
         # get_renderable: the display is rebuilt at every refresh, so the clock and the running
         # calls' times move even when no event arrives (a model call can take minutes)
-        return Live(console=self.console, refresh_per_second=4, transient=False,
-                    get_renderable=self._render_safely)
+        return Live(console=self.console, refresh_per_second=4, transient=False, get_renderable=self._render_safely)
 
     # --- lifecycle --------------------------------------------------------------------------
     def start(self, session_id: str, headline: str) -> None:
@@ -258,8 +262,12 @@ class RunUI:
             stage = f" · {call['stage']}" if call.get("stage") else ""
             count = call.get("tokens")
             tokens = f" · {count:,} token{'' if count == 1 else 's'}" if count is not None else ""
-            rows.append(Text(f"  ⟳ model call: {call['role']}{where}{stage} · {elapsed_text(now - call['since'])}"
-                             f"{tokens}", style="cyan"))
+            rows.append(
+                Text(
+                    f"  ⟳ model call: {call['role']}{where}{stage} · {elapsed_text(now - call['since'])}{tokens}",
+                    style="cyan",
+                )
+            )
         if len(running) > self.MAX_CALLS_SHOWN:
             rows.append(Text(f"  … and {len(running) - self.MAX_CALLS_SHOWN} more calls running", style="dim"))
         return rows

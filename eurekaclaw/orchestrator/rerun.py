@@ -97,8 +97,9 @@ class _Attributed(Stage):
             current_stage.reset(token)
 
 
-async def _run_one(ctx: AgentContext, spec: InputSpec, stage: Stage, *, resume: bool,
-                   attribute_to: str | None) -> StageRun:
+async def _run_one(
+    ctx: AgentContext, spec: InputSpec, stage: Stage, *, resume: bool, attribute_to: str | None
+) -> StageRun:
     """The stage through StageRunner (attempts, retries, the pause watch) on the caller's copy.
     Budget, authentication and storage errors propagate; any other failure is RerunFailed."""
     if ctx.session is None:
@@ -121,10 +122,15 @@ async def _run_one(ctx: AgentContext, spec: InputSpec, stage: Stage, *, resume: 
     return StageRun(stage.name, status, rec.reason.removeprefix("partial: ").removeprefix("partial"))
 
 
-async def rerun_stages(ctx: AgentContext, spec: InputSpec, stages: list[str], *,
-                       lemmas: list[str] | None = None,
-                       impls: dict[str, Stage] | None = None,
-                       attribute_to: str | None = None) -> list[StageRun]:
+async def rerun_stages(
+    ctx: AgentContext,
+    spec: InputSpec,
+    stages: list[str],
+    *,
+    lemmas: list[str] | None = None,
+    impls: dict[str, Stage] | None = None,
+    attribute_to: str | None = None,
+) -> list[StageRun]:
     """Run `stages` (a subset of theory, experiment, write, evaluate) in pipeline order on ctx.bus.
     Theory with `lemmas` re-proves those lemmas and concludes again; without, it starts over
     from the formalized DAG, as a fresh Theory stage does. `attribute_to` books the model calls

@@ -16,7 +16,10 @@ log = logging.getLogger(__name__)
 
 
 def plan_resume(
-    session: SessionDir, bus: KnowledgeBus, pipeline: PipelineState, impls: dict[str, Stage | None],
+    session: SessionDir,
+    bus: KnowledgeBus,
+    pipeline: PipelineState,
+    impls: dict[str, Stage | None],
     lost: list[str],
 ) -> None:
     rerun_for_lost(session, pipeline, impls, lost)
@@ -31,14 +34,20 @@ def plan_resume(
 
 
 def rerun_for_lost(
-    session: SessionDir, pipeline: PipelineState, impls: dict[str, Stage | None], lost: list[str],
+    session: SessionDir,
+    pipeline: PipelineState,
+    impls: dict[str, Stage | None],
+    lost: list[str],
 ) -> None:
     """A damaged theory_state.json thus re-runs Formalize and Theory instead of ending without
     a theorem."""
     if not lost:
         return
-    producers = [name for name in STAGE_ORDER
-                 if impls.get(name) is not None and set(getattr(impls[name], "produces", ())) & set(lost)]
+    producers = [
+        name
+        for name in STAGE_ORDER
+        if impls.get(name) is not None and set(getattr(impls[name], "produces", ())) & set(lost)
+    ]
     if not producers:
         return
     first = STAGE_ORDER.index(producers[0])

@@ -56,7 +56,11 @@ def build_services(
     services = build_memory_services(workspace.root, session_id, domain, skill_dirs, episodic=episodic)
     if services.memory is not None:
         services.memories_block = session_memories_block(
-            services.memory, domain, statement, plugin=plugin, total_budget=memory_budget,
+            services.memory,
+            domain,
+            statement,
+            plugin=plugin,
+            total_budget=memory_budget,
         )
     return services
 
@@ -112,8 +116,9 @@ def build_context(
         domain=domain,
         plugin=plugin,
         events=events,
-        services=build_services(workspace, session.session_id, domain, plugin, statement, episodic,
-                                settings.memory_skill_token_budget),
+        services=build_services(
+            workspace, session.session_id, domain, plugin, statement, episodic, settings.memory_skill_token_budget
+        ),
         review_llm=client(review_backend) if review_backend is not None else None,
     )
     # Without a statement (from-papers), memories are chosen again from the papers' titles.
@@ -128,7 +133,12 @@ def copy_outputs(session: SessionDir, output_dir: Path) -> list[str]:
     wanted_suffixes = {".tex", ".md", ".bib", ".pdf", ".csv", ".json"}
     skip = {SessionDir.PID, SessionDir.PAUSE_REQUEST, SessionDir.CHECKPOINT}
     for path in sorted(session.path.iterdir()):
-        if path.is_file() and path.suffix in wanted_suffixes and path.name not in skip and not path.name.startswith("."):
+        if (
+            path.is_file()
+            and path.suffix in wanted_suffixes
+            and path.name not in skip
+            and not path.name.startswith(".")
+        ):
             shutil.copy2(path, output_dir / path.name)
             copied.append(path.name)
     return copied

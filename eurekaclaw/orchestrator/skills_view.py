@@ -27,14 +27,16 @@ def skills_table(settings: Settings) -> tuple[Table, list[dict[str, Any]], list[
     table.add_column("description", ratio=1, min_width=12)
     for skill in skills:
         rate = skill.meta.success_rate
-        rows.append({
-            "name": skill.meta.name,
-            "origin": skill.origin,
-            "source": skill.meta.source,
-            "usage_count": skill.meta.usage_count,
-            "success_rate": rate,
-            "description": skill.meta.description,
-        })
+        rows.append(
+            {
+                "name": skill.meta.name,
+                "origin": skill.origin,
+                "source": skill.meta.source,
+                "usage_count": skill.meta.usage_count,
+                "success_rate": rate,
+                "description": skill.meta.description,
+            }
+        )
         table.add_row(
             skill.meta.name,
             skill.origin,

@@ -39,8 +39,14 @@ class StageRunner:
         self._pause_flag = False
 
     async def run(
-        self, ctx: AgentContext, session: SessionDir, bus: KnowledgeBus, pipeline: PipelineState,
-        rec: StageRecord, spec: InputSpec, resume: bool,
+        self,
+        ctx: AgentContext,
+        session: SessionDir,
+        bus: KnowledgeBus,
+        pipeline: PipelineState,
+        rec: StageRecord,
+        spec: InputSpec,
+        resume: bool,
     ) -> None:
         stage = self.impls[rec.name]
         assert stage is not None
@@ -76,8 +82,15 @@ class StageRunner:
             resume = True
 
     async def _attempt(
-        self, ctx: AgentContext, session: SessionDir, bus: KnowledgeBus, pipeline: PipelineState,
-        rec: StageRecord, stage: Stage, spec: InputSpec, resume: bool,
+        self,
+        ctx: AgentContext,
+        session: SessionDir,
+        bus: KnowledgeBus,
+        pipeline: PipelineState,
+        rec: StageRecord,
+        stage: Stage,
+        spec: InputSpec,
+        resume: bool,
     ) -> StageOutcome:
         token = current_stage.set(rec.name)
         task = asyncio.ensure_future(stage.run(ctx, spec, resume=resume))
@@ -122,7 +135,12 @@ class StageRunner:
             await asyncio.sleep(PAUSE_POLL_S)
 
     def set_status(
-        self, bus: KnowledgeBus, session: SessionDir, pipeline: PipelineState, rec: StageRecord, status: str,
+        self,
+        bus: KnowledgeBus,
+        session: SessionDir,
+        pipeline: PipelineState,
+        rec: StageRecord,
+        status: str,
         reason: str,
     ) -> None:
         rec.status = status  # type: ignore[assignment]

@@ -54,9 +54,11 @@ def session_status(pipeline: PipelineState, theory: Any, paper: Any) -> tuple[st
     or is missing, the theorem is not proved, or the paper's PDF failed to build."""
     statuses = [r.status for r in pipeline.stages]
     problem = paper_problem(paper)
-    partial = (any(s in ("failed", "absent") for s in statuses)
-               or (theory is not None and theory.status != "proved")
-               or bool(problem))
+    partial = (
+        any(s in ("failed", "absent") for s in statuses)
+        or (theory is not None and theory.status != "proved")
+        or bool(problem)
+    )
     parts = []
     if theory is not None:
         parts.append(f"theorem {theory.status}")

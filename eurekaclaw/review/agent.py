@@ -53,8 +53,9 @@ class ReviewLedger(UsageLedger):
         super()._load()
 
 
-def review_ledger(settings: Settings, session: SessionDir, backend: LLMClient,
-                  budget_usd: float | None, budget_tokens: int | None) -> UsageLedger:
+def review_ledger(
+    settings: Settings, session: SessionDir, backend: LLMClient, budget_usd: float | None, budget_tokens: int | None
+) -> UsageLedger:
     """The session's ledger with this review's cap added to what was already spent."""
     budget_usd = budget_usd if budget_usd is not None else settings.eurekaclaw_budget_usd
     budget_tokens = budget_tokens if budget_tokens is not None else settings.eurekaclaw_budget_tokens
@@ -67,22 +68,39 @@ def review_ledger(settings: Settings, session: SessionDir, backend: LLMClient,
     return ledger
 
 
-def review_context(settings: Settings, session: SessionDir, bus: KnowledgeBus, backend: LLMClient, *,
-                   budget_usd: float | None = None, budget_tokens: int | None = None) -> AgentContext:
+def review_context(
+    settings: Settings,
+    session: SessionDir,
+    bus: KnowledgeBus,
+    backend: LLMClient,
+    *,
+    budget_usd: float | None = None,
+    budget_tokens: int | None = None,
+) -> AgentContext:
     ledger = review_ledger(settings, session, backend, budget_usd, budget_tokens)
 
     def events(kind: str, **data: Any) -> None:
         session.event(kind, **data)
 
     llm = SessionLLM(
-        backend, ledger, session.file(SessionDir.LLM_LOG),
-        max_retries=settings.llm_max_retries, retry_base_s=settings.llm_retry_base_s,
-        retry_max_s=settings.llm_retry_max_s, retry_total_s=settings.llm_retry_total_s,
+        backend,
+        ledger,
+        session.file(SessionDir.LLM_LOG),
+        max_retries=settings.llm_max_retries,
+        retry_base_s=settings.llm_retry_base_s,
+        retry_max_s=settings.llm_retry_max_s,
+        retry_total_s=settings.llm_retry_total_s,
         on_retry=lambda notice: events("llm", message=notice),
     )
     return AgentContext(
-        session_id=session.session_id, settings=settings, bus=bus, llm=llm, tools=ToolRegistry(),
-        episodic=EpisodicMemory(session.session_id), session=session, events=events,
+        session_id=session.session_id,
+        settings=settings,
+        bus=bus,
+        llm=llm,
+        tools=ToolRegistry(),
+        episodic=EpisodicMemory(session.session_id),
+        session=session,
+        events=events,
     )
 
 
@@ -131,8 +149,12 @@ class ReviserAgent(_PaperAgent):
         from eurekaclaw.review.revise import revise_paper
 
         outcome = await revise_paper(self, facts, text)
-        return TaskResult(success=outcome.ok, summary=outcome.summary(), outputs={"revision": outcome.as_json()},
-                          error=None if outcome.ok else outcome.error)
+        return TaskResult(
+            success=outcome.ok,
+            summary=outcome.summary(),
+            outputs={"revision": outcome.as_json()},
+            error=None if outcome.ok else outcome.error,
+        )
 
 
 class ScopeAgent(_PaperAgent):

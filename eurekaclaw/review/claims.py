@@ -21,27 +21,43 @@ CLAIM_RANK = {"formal": 5, "smt": 4, "reviewed": 3, "verified": 2, "proved": 1}
 _VERB = r"(?:proved|proven|verified|checked|certified|discharged|confirmed|accepted|established)"
 _GAP = r"(?:[\w,]+\s+){0,3}?"
 CLAIM_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("formal", re.compile(
-        r"formal(?:ly)?[\s-]+(?:verified|proved|proven|checked|certified)|type[\s-]checked|"
-        r"kernel[\s-]checked|fully[\s-]verified|\bformal (?:proof|verification)\b|"
-        rf"{_VERB}\s+{_GAP}by\s+(?:the\s+)?(?:proof\s+|Coq\s+|Lean\s+)?kernel\b|"
-        rf"{_VERB}\s+{_GAP}(?:in|by|with|using)\s+(?:an?\s+|the\s+)?(?:Coq|Lean|proof assistant)\b|"
-        rf"\b(?:Coq|Lean)(?:'s kernel)?\s+(?:has\s+|have\s+)?{_VERB}|"
-        r"\blevel\W{0,3}formal\b", re.IGNORECASE)),
-    ("smt", re.compile(
-        rf"{_VERB}\s+{_GAP}(?:by|with|using|in)\s+(?:an?\s+|the\s+)?(?:SMT|Z3|cvc5)\b|"
-        rf"\b(?:SMT|Z3|cvc5)(?:[\s-]solvers?)?[\s-]+(?:has\s+|have\s+)?{_VERB}|\blevel\W{{0,3}}smt\b|"
-        # a machine check of some kind: at least an SMT proof
-        r"\bmachine[\s-](?:checked|verified|proved|proven|certified)|"
-        r"\bmechani(?:cally|sed|zed)[\s-]+(?:verified|proved|proven|checked|certified)", re.IGNORECASE)),
-    ("reviewed", re.compile(
-        r"\b(?:is|are|was|were|been|being)\s+(?:\w+\s+){0,2}?reviewed\b|\blevel\W{0,3}reviewed\b|"
-        r"\breview(?:ers?)?\s+(?:found|passed|confirmed)", re.IGNORECASE)),
+    (
+        "formal",
+        re.compile(
+            r"formal(?:ly)?[\s-]+(?:verified|proved|proven|checked|certified)|type[\s-]checked|"
+            r"kernel[\s-]checked|fully[\s-]verified|\bformal (?:proof|verification)\b|"
+            rf"{_VERB}\s+{_GAP}by\s+(?:the\s+)?(?:proof\s+|Coq\s+|Lean\s+)?kernel\b|"
+            rf"{_VERB}\s+{_GAP}(?:in|by|with|using)\s+(?:an?\s+|the\s+)?(?:Coq|Lean|proof assistant)\b|"
+            rf"\b(?:Coq|Lean)(?:'s kernel)?\s+(?:has\s+|have\s+)?{_VERB}|"
+            r"\blevel\W{0,3}formal\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "smt",
+        re.compile(
+            rf"{_VERB}\s+{_GAP}(?:by|with|using|in)\s+(?:an?\s+|the\s+)?(?:SMT|Z3|cvc5)\b|"
+            rf"\b(?:SMT|Z3|cvc5)(?:[\s-]solvers?)?[\s-]+(?:has\s+|have\s+)?{_VERB}|\blevel\W{{0,3}}smt\b|"
+            # a machine check of some kind: at least an SMT proof
+            r"\bmachine[\s-](?:checked|verified|proved|proven|certified)|"
+            r"\bmechani(?:cally|sed|zed)[\s-]+(?:verified|proved|proven|checked|certified)",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "reviewed",
+        re.compile(
+            r"\b(?:is|are|was|were|been|being)\s+(?:\w+\s+){0,2}?reviewed\b|\blevel\W{0,3}reviewed\b|"
+            r"\breview(?:ers?)?\s+(?:found|passed|confirmed)",
+            re.IGNORECASE,
+        ),
+    ),
     ("verified", re.compile(r"\b(?:verified|certified)\b", re.IGNORECASE)),
     ("proved", re.compile(r"\b(?:proved|proven|established)\b", re.IGNORECASE)),
 )
-INDEPENDENT = re.compile(r"\bindependent(?:ly)?\b[^.;]*\breview|\breview\w*\b[^.;]*\bindependent(?:ly)?\b",
-                         re.IGNORECASE)
+INDEPENDENT = re.compile(
+    r"\bindependent(?:ly)?\b[^.;]*\breview|\breview\w*\b[^.;]*\bindependent(?:ly)?\b", re.IGNORECASE
+)
 # a negation shortly before the claim: "not formally verified", "rather than by Z3", "isn't proved"
 _NEGATION = re.compile(
     r"(?:\b(?:not|no|never|neither|nor|without|lacks?|lacking|cannot|than|instead of|whether|unless)\b|n't)"
@@ -50,9 +66,12 @@ _NEGATION = re.compile(
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\\$`(\"'*])")
 _PRONOUN_START = re.compile(r"^\W*(?:it|its|this|these|they|their|both|the proof|that proof)\b", re.IGNORECASE)
-_ALL = re.compile(r"\b(?:all|every|each|both|entire|whole|the)\s+(?:\w+\s+){0,2}?"
-                  r"(?:lemmas|results|proofs|steps|statements)\b|\beverything\b|"
-                  r"\bthe\s+(?:whole|entire|full|complete)\s+(?:proof|argument|paper|analysis)\b", re.IGNORECASE)
+_ALL = re.compile(
+    r"\b(?:all|every|each|both|entire|whole|the)\s+(?:\w+\s+){0,2}?"
+    r"(?:lemmas|results|proofs|steps|statements)\b|\beverything\b|"
+    r"\bthe\s+(?:whole|entire|full|complete)\s+(?:proof|argument|paper|analysis)\b",
+    re.IGNORECASE,
+)
 _THEOREM = re.compile(
     r"\bmain\s+(?:theorem|result|statement|conjecture|claim)\b|\bthe\s+(?:theorem|conjecture)\b|"
     r"\bthm:main\b|\b(?:Theorem|Conjecture)[~\s]*\\ref\{thm:main\}|\btheorem:main\b",
@@ -144,10 +163,10 @@ class ClaimChecker:
         claims: list[tuple[int, str]] = []
         for name, rx in CLAIM_PATTERNS:
             for m in rx.finditer(sentence):
-                if not _NEGATION.search(sentence[max(0, m.start() - 60): m.start()]):
+                if not _NEGATION.search(sentence[max(0, m.start() - 60) : m.start()]):
                     claims.append((m.start(), name))
         for m in INDEPENDENT.finditer(sentence):
-            if not _NEGATION.search(sentence[max(0, m.start() - 60): m.start()]):
+            if not _NEGATION.search(sentence[max(0, m.start() - 60) : m.start()]):
                 claims.append((m.start(), "independent review"))
         found: dict[str, Overclaim] = {}
         for pos, claim in claims:

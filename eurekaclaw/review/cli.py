@@ -14,12 +14,18 @@ import typer
 SessionArg = Annotated[str, typer.Argument(help="Session id or a unique prefix (see `eurekaclaw sessions`).")]
 AskOpt = Annotated[
     list[str] | None,
-    typer.Option("--ask", "-a", help="A question about the paper (repeatable); answered and saved, then the command ends."),
+    typer.Option(
+        "--ask", "-a", help="A question about the paper (repeatable); answered and saved, then the command ends."
+    ),
 ]
 ReviseOpt = Annotated[
     str | None,
-    typer.Option("--revise", "-r", help="Feedback for a revision: re-runs what it needs (prose, experiment, "
-                "theory) and writes paper_v<n> beside the earlier versions."),
+    typer.Option(
+        "--revise",
+        "-r",
+        help="Feedback for a revision: re-runs what it needs (prose, experiment, "
+        "theory) and writes paper_v<n> beside the earlier versions.",
+    ),
 ]
 HistoryOpt = Annotated[bool, typer.Option("--history", help="Show the questions, answers and versions so far.")]
 LLMOpt = Annotated[
@@ -136,8 +142,11 @@ async def _interactive(runner: Any, as_json: bool) -> int:
 
     tty = sys.stdin.isatty()
     if tty:
-        err().print(f"Reviewing session {runner.session.session_id}, paper version {runner.version()}. {INTERACTIVE_HELP}",
-                    markup=False, highlight=False)
+        err().print(
+            f"Reviewing session {runner.session.session_id}, paper version {runner.version()}. {INTERACTIVE_HELP}",
+            markup=False,
+            highlight=False,
+        )
     code = 0
     try:
         code = await _loop(runner, as_json, tty)
@@ -167,7 +176,7 @@ async def _loop(runner: Any, as_json: bool, tty: bool) -> int:
             _emit(runner.history_view(), as_json, runner.history_text())
             continue
         if line.startswith(":revise"):
-            feedback = line[len(":revise"):].strip()
+            feedback = line[len(":revise") :].strip()
             if not feedback:
                 err().print("give the feedback after :revise", markup=False, highlight=False)
                 continue

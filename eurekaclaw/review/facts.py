@@ -42,8 +42,9 @@ class PaperFacts:
 
     def sections(self) -> dict[str, str]:
         """Prose sections with text, by the names answers cite them with."""
-        out = {name: self.doc.prose.get(name, "").strip() for name in SECTION_NAMES
-               if self.doc.prose.get(name, "").strip()}
+        out = {
+            name: self.doc.prose.get(name, "").strip() for name in SECTION_NAMES if self.doc.prose.get(name, "").strip()
+        }
         if self.experiment is not None and "experiments" not in out:
             # the section exists (figure and bound table) even when the model wrote no prose for it
             out["experiments"] = "\n".join(self.experiment_lines()) or "(figure and table only)"
@@ -94,9 +95,7 @@ def load_facts(session: SessionDir, store: ReviewStore | None = None) -> PaperFa
     if theory is None:
         raise BadInputError(f"session {sid} has no readable theory state: there is no paper to review")
     if not isinstance(paper, PaperOutput) or not paper.tex_file or not (session.path / paper.tex_file).is_file():
-        raise BadInputError(
-            f"session {sid} has no finished paper yet; `eurekaclaw resume {sid}` completes it"
-        )
+        raise BadInputError(f"session {sid} has no finished paper yet; `eurekaclaw resume {sid}` completes it")
     store = store or ReviewStore(session.path)
     plan = plan_citations(bus.get_bibliography())
     experiment = experiment_view(bus.get_experiment_result(), session.path)
@@ -110,19 +109,31 @@ def load_facts(session: SessionDir, store: ReviewStore | None = None) -> PaperFa
     else:
         files = version_files(1)
         version = PaperVersion(
-            version=1, tex_file=paper.tex_file, md_file=paper.md_file, bib_file=paper.bib_file,
-            pdf_file=paper.pdf_file if paper.compiled else None, compiled=paper.compiled,
+            version=1,
+            tex_file=paper.tex_file,
+            md_file=paper.md_file,
+            bib_file=paper.bib_file,
+            pdf_file=paper.pdf_file if paper.compiled else None,
+            compiled=paper.compiled,
             notes=list(paper.notes),
         )
         version.tex_file = version.tex_file or files["tex_file"]
         prose = {str(k): str(v or "") for k, v in cached["prose"].items()} if recorded else {}
         if not recorded:
-            notes.append("this session did not record the paper's prose; answers rest on the records "
-                         "and paper.md only")
+            notes.append("this session did not record the paper's prose; answers rest on the records and paper.md only")
     doc = build_doc(theory, plan, experiment, prose)
-    return PaperFacts(session=session, bus=bus, theory=theory, paper=paper, plan=plan,
-                      experiment=experiment, version=version, doc=doc,
-                      prose_recorded=recorded or bool(revisions), notes=notes)
+    return PaperFacts(
+        session=session,
+        bus=bus,
+        theory=theory,
+        paper=paper,
+        plan=plan,
+        experiment=experiment,
+        version=version,
+        doc=doc,
+        prose_recorded=recorded or bool(revisions),
+        notes=notes,
+    )
 
 
 def paper_markdown(facts: PaperFacts, limit: int = 20000) -> str:

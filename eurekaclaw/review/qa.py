@@ -46,10 +46,14 @@ class Answer:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "question": self.question, "version": self.version, "answer": self.shown,
-            "model_answer": self.raw, "cites": {"sections": self.sections, "lemmas": self.lemmas,
-                                                "theorem": self.theorem},
-            "records": self.records, "corrections": self.corrections, "notes": self.notes,
+            "question": self.question,
+            "version": self.version,
+            "answer": self.shown,
+            "model_answer": self.raw,
+            "cites": {"sections": self.sections, "lemmas": self.lemmas, "theorem": self.theorem},
+            "records": self.records,
+            "corrections": self.corrections,
+            "notes": self.notes,
             "answerable": self.answerable,
         }
 
@@ -103,12 +107,19 @@ def _resolve_cite(facts: PaperFacts, cite: str) -> tuple[str, str] | None:
 
 def ask_prompt(facts: PaperFacts, question: str, history: list[dict[str, Any]]) -> str:
     lemmas = [
-        {"id": lem.id, "record": facts.record_line(lem.id), "statement": lem.statement,
-         "proof": (lem.proof or "")[:PROOF_EXCERPT]}
+        {
+            "id": lem.id,
+            "record": facts.record_line(lem.id),
+            "statement": lem.statement,
+            "proof": (lem.proof or "")[:PROOF_EXCERPT],
+        }
         for lem in facts.doc.lemmas
     ]
-    turns = [{"question": h.get("question", ""), "answer": h.get("answer", "")}
-             for h in history if h.get("kind") == "question"][-HISTORY_TURNS:]
+    turns = [
+        {"question": h.get("question", ""), "answer": h.get("answer", "")}
+        for h in history
+        if h.get("kind") == "question"
+    ][-HISTORY_TURNS:]
     return render_prompt(
         "review_ask",
         version=facts.version.version,
@@ -126,8 +137,13 @@ def ask_prompt(facts: PaperFacts, question: str, history: list[dict[str, Any]]) 
 
 
 def check_answer(facts: PaperFacts, question: str, reply: QAReply) -> Answer:
-    answer = Answer(question=question, version=facts.version.version, raw=reply.answer, shown=reply.answer,
-                    answerable=reply.answerable)
+    answer = Answer(
+        question=question,
+        version=facts.version.version,
+        raw=reply.answer,
+        shown=reply.answer,
+        answerable=reply.answerable,
+    )
     for cite in reply.cites:
         found = _resolve_cite(facts, cite)
         if found is None:
@@ -160,8 +176,9 @@ def check_answer(facts: PaperFacts, question: str, reply: QAReply) -> Answer:
     return answer
 
 
-async def answer_question(agent: BaseAgent, facts: PaperFacts, question: str,
-                          store: ReviewStore | None = None) -> Answer:
+async def answer_question(
+    agent: BaseAgent, facts: PaperFacts, question: str, store: ReviewStore | None = None
+) -> Answer:
     """Ask, check, and record one question. LLM and budget errors propagate (nothing recorded)."""
     from eurekaclaw.errors import BadInputError
     from eurekaclaw.review.agent import review_stage

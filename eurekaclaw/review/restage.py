@@ -48,22 +48,29 @@ SKIPPED = {SessionDir.LLM_LOG, SessionDir.EVENTS, SessionDir.PID, SessionDir.PAU
 
 
 def guidance_block(feedback: str) -> str:
-    return ("<reader_feedback>\nA reader of the finished paper asked for this revision. Take it into "
-            "account where it concerns your task; it does not change what counts as a proof or how "
-            f"anything is checked.\n{feedback}\n</reader_feedback>")
+    return (
+        "<reader_feedback>\nA reader of the finished paper asked for this revision. Take it into "
+        "account where it concerns your task; it does not change what counts as a proof or how "
+        f"anything is checked.\n{feedback}\n</reader_feedback>"
+    )
 
 
 def level_view(theory: TheoryState) -> dict[str, str]:
     """Lemma -> its level when proven, else its status; 'theorem' -> the theorem's status."""
-    out: dict[str, str] = {lid: str(theory.proven_lemmas[lid].verification_level if lid in theory.proven_lemmas
-                 else node.status) for lid, node in theory.lemma_dag.items()}
+    out: dict[str, str] = {
+        lid: str(theory.proven_lemmas[lid].verification_level if lid in theory.proven_lemmas else node.status)
+        for lid, node in theory.lemma_dag.items()
+    }
     out["theorem"] = theory.status
     return out
 
 
 def record_changes(old: dict[str, str], new: dict[str, str]) -> list[str]:
-    return [f"{'theorem' if k == 'theorem' else 'Lemma ' + k}: {old.get(k, 'absent')} -> {new.get(k, 'absent')}"
-            for k in sorted(set(old) | set(new), key=lambda k: (k == "theorem", k)) if old.get(k) != new.get(k)]
+    return [
+        f"{'theorem' if k == 'theorem' else 'Lemma ' + k}: {old.get(k, 'absent')} -> {new.get(k, 'absent')}"
+        for k in sorted(set(old) | set(new), key=lambda k: (k == "theorem", k))
+        if old.get(k) != new.get(k)
+    ]
 
 
 def lost_work(before: TheoryState, after: TheoryState, scope: RevisionScope) -> str:
@@ -72,15 +79,20 @@ def lost_work(before: TheoryState, after: TheoryState, scope: RevisionScope) -> 
     weaker level (the earlier checks stay valid for the earlier proof), or the theorem was
     proved and is not now."""
     targets = scope.lemmas or list(before.proven_lemmas)
-    missing = [lid for lid in dict.fromkeys([*targets, *before.proven_lemmas]) if lid not in after.proven_lemmas
-               and lid in after.lemma_dag]
+    missing = [
+        lid
+        for lid in dict.fromkeys([*targets, *before.proven_lemmas])
+        if lid not in after.proven_lemmas and lid in after.lemma_dag
+    ]
     why = after.status_reason or after.status
     if missing:
         return f"the theory re-run did not prove {', '.join(missing)} ({why[:200]})"
-    lower = [f"{lid} at {after.proven_lemmas[lid].verification_level}, below its earlier {rec.verification_level}"
-             for lid, rec in before.proven_lemmas.items()
-             if lid in after.proven_lemmas
-             and level_rank(after.proven_lemmas[lid].verification_level) < level_rank(rec.verification_level)]
+    lower = [
+        f"{lid} at {after.proven_lemmas[lid].verification_level}, below its earlier {rec.verification_level}"
+        for lid, rec in before.proven_lemmas.items()
+        if lid in after.proven_lemmas
+        and level_rank(after.proven_lemmas[lid].verification_level) < level_rank(rec.verification_level)
+    ]
     if lower:
         return f"the theory re-run left {'; '.join(lower)}"
     if before.status == "proved" and after.status != "proved":
@@ -100,8 +112,12 @@ class WorkCopy:
         self.discard()
         self.path.mkdir(parents=True)
         for item in self.session.path.iterdir():
-            if item.is_file() and item.name not in SKIPPED and not item.name.endswith(".lock") \
-                    and not item.name.startswith(("paper_v", "references_v")):
+            if (
+                item.is_file()
+                and item.name not in SKIPPED
+                and not item.name.endswith(".lock")
+                and not item.name.startswith(("paper_v", "references_v"))
+            ):
                 shutil.copy2(item, self.path / item.name)
         log = self.session.file(SessionDir.LLM_LOG)
         if log.is_file():
@@ -133,10 +149,19 @@ def work_context(review_ctx: AgentContext, work: SessionDir, bus: KnowledgeBus, 
     plugin = discover_plugins().get(domain)
     workspace = Workspace(settings.eurekaclaw_dir)
     return AgentContext(
-        session_id=review_ctx.session_id, settings=settings, bus=bus, llm=review_ctx.llm,
-        tools=build_tools(settings, workspace, plugin), episodic=review_ctx.episodic, workspace=workspace,
-        session=work, domain=domain, plugin=plugin, events=work.event,
-        services=Services(guidance=guidance_block(feedback)), review_llm=review_ctx.review_llm,
+        session_id=review_ctx.session_id,
+        settings=settings,
+        bus=bus,
+        llm=review_ctx.llm,
+        tools=build_tools(settings, workspace, plugin),
+        episodic=review_ctx.episodic,
+        workspace=workspace,
+        session=work,
+        domain=domain,
+        plugin=plugin,
+        events=work.event,
+        services=Services(guidance=guidance_block(feedback)),
+        review_llm=review_ctx.review_llm,
     )
 
 
@@ -145,41 +170,75 @@ def input_spec(bus: KnowledgeBus, work: SessionDir) -> InputSpec:
     if isinstance(spec, InputSpec):
         return spec
     meta = work.load_meta()
-    return InputSpec(mode=meta.mode if meta else "prove", statement=meta.statement if meta else "",
-                     domain=meta.domain if meta else None)
+    return InputSpec(
+        mode=meta.mode if meta else "prove",
+        statement=meta.statement if meta else "",
+        domain=meta.domain if meta else None,
+    )
 
 
-async def restage_revision(review_ctx: AgentContext, facts: PaperFacts, feedback: str, scope: RevisionScope,
-                           store: ReviewStore, impls: dict[str, Any] | None = None) -> RevisionOutcome:
+async def restage_revision(
+    review_ctx: AgentContext,
+    facts: PaperFacts,
+    feedback: str,
+    scope: RevisionScope,
+    store: ReviewStore,
+    impls: dict[str, Any] | None = None,
+) -> RevisionOutcome:
     """restage_paper, recorded in the review history and the session's events — also when a
     budget or model error ends it (then re-raised, with the session unchanged)."""
     try:
         outcome = await restage_paper(review_ctx, facts, feedback, scope, store, impls)
     except EurekaError as exc:
-        failed = RevisionOutcome(feedback=feedback, base_version=facts.version.version,
-                                 scope=scope.model_dump(mode="json"), error=exc.message)
+        failed = RevisionOutcome(
+            feedback=feedback,
+            base_version=facts.version.version,
+            scope=scope.model_dump(mode="json"),
+            error=exc.message,
+        )
         store.append("revision", model=review_ctx.llm.identity(), **failed.as_json())
         facts.session.event("review_revision", ok=False, version=None, error=exc.message)
         raise
     store.append("revision", model=review_ctx.llm.identity(), **outcome.as_json())
-    facts.session.event("review_revision", ok=outcome.ok, version=outcome.version, error=outcome.error,
-                        reran=[r["stage"] for r in outcome.reran])
+    facts.session.event(
+        "review_revision",
+        ok=outcome.ok,
+        version=outcome.version,
+        error=outcome.error,
+        reran=[r["stage"] for r in outcome.reran],
+    )
     return outcome
 
 
-async def restage_paper(review_ctx: AgentContext, facts: PaperFacts, feedback: str, scope: RevisionScope,
-                        store: ReviewStore, impls: dict[str, Any] | None = None) -> RevisionOutcome:
+async def restage_paper(
+    review_ctx: AgentContext,
+    facts: PaperFacts,
+    feedback: str,
+    scope: RevisionScope,
+    store: ReviewStore,
+    impls: dict[str, Any] | None = None,
+) -> RevisionOutcome:
     """Re-run scope.stages on a work copy; commit as paper_v<n> or leave the session unchanged."""
-    outcome = RevisionOutcome(feedback=feedback, base_version=facts.version.version,
-                              scope=scope.model_dump(mode="json"), notes=list(scope.notes))
+    outcome = RevisionOutcome(
+        feedback=feedback,
+        base_version=facts.version.version,
+        scope=scope.model_dump(mode="json"),
+        notes=list(scope.notes),
+    )
     number = store.next_version()
     copy = WorkCopy(facts, number)
     try:
         work = copy.create()
         bus = KnowledgeBus.load(facts.session.session_id, work.path)
         ctx = work_context(review_ctx, work, bus, feedback)
-        runs = await rerun_stages(ctx, input_spec(bus, work), [*scope.stages, *AFTER], lemmas=scope.lemmas,
-                                  impls=impls, attribute_to=REVIEW_STAGE)
+        runs = await rerun_stages(
+            ctx,
+            input_spec(bus, work),
+            [*scope.stages, *AFTER],
+            lemmas=scope.lemmas,
+            impls=impls,
+            attribute_to=REVIEW_STAGE,
+        )
         outcome.reran = [r.as_json() for r in runs]
         after = bus.get_theory_state()
         if after is None:
@@ -196,20 +255,33 @@ async def restage_paper(review_ctx: AgentContext, facts: PaperFacts, feedback: s
     except (RerunFailed, StageFailedError) as exc:
         outcome.error = f"{exc.message}; nothing was changed, version {facts.version.version} stays current"
     except OSError as exc:  # the work copy or the commit could not be written (disk full, permissions)
-        outcome.error = (f"the revision could not write {getattr(exc, 'filename', None) or 'its files'}: "
-                         f"{exc.strerror or exc}; version {facts.version.version} stays current")
+        outcome.error = (
+            f"the revision could not write {getattr(exc, 'filename', None) or 'its files'}: "
+            f"{exc.strerror or exc}; version {facts.version.version} stays current"
+        )
     finally:
         copy.discard()
     return outcome
 
 
-def _commit(facts: PaperFacts, work: SessionDir, bus: KnowledgeBus, paper: PaperOutput,
-            outcome: RevisionOutcome, store: ReviewStore, number: int, after: TheoryState) -> None:
+def _commit(
+    facts: PaperFacts,
+    work: SessionDir,
+    bus: KnowledgeBus,
+    paper: PaperOutput,
+    outcome: RevisionOutcome,
+    store: ReviewStore,
+    number: int,
+    after: TheoryState,
+) -> None:
     session = facts.session.path
     files = version_files(number)
     names = {"tex_file": TEX_NAME, "md_file": MD_NAME, "bib_file": BIB_NAME, "pdf_file": PDF_NAME}
-    written = {key: files[key] for key, name in names.items() if (work.path / name).is_file()
-               and (key != "pdf_file" or paper.compiled)}
+    written = {
+        key: files[key]
+        for key, name in names.items()
+        if (work.path / name).is_file() and (key != "pdf_file" or paper.compiled)
+    }
     _archive(session, facts.version.version)  # first: an error here leaves the session unchanged
     for key, target in written.items():
         _replace(work.path / names[key], session / target)
@@ -228,14 +300,27 @@ def _commit(facts: PaperFacts, work: SessionDir, bus: KnowledgeBus, paper: Paper
     report = bus.get("eval_report")
     score = report.total if isinstance(report, EvalReport) else None
     if score is not None:
-        outcome.notes.append(f"evaluation of version {number}: total {score:.3f} ({REPORT_FILE}; version "
-                             f"{facts.version.version}'s report is kept in {REVIEW_DIR}/v{facts.version.version}/)")
-    store.add_version(PaperVersion(
-        version=number, tex_file=written.get("tex_file"), md_file=written.get("md_file"),
-        bib_file=written.get("bib_file"), pdf_file=written.get("pdf_file"), compiled=paper.compiled,
-        feedback=outcome.feedback, prose=prose, changes=outcome.changes, notes=outcome.notes,
-        reran=[r["stage"] for r in outcome.reran], levels=outcome.levels, eval_total=score,
-    ))
+        outcome.notes.append(
+            f"evaluation of version {number}: total {score:.3f} ({REPORT_FILE}; version "
+            f"{facts.version.version}'s report is kept in {REVIEW_DIR}/v{facts.version.version}/)"
+        )
+    store.add_version(
+        PaperVersion(
+            version=number,
+            tex_file=written.get("tex_file"),
+            md_file=written.get("md_file"),
+            bib_file=written.get("bib_file"),
+            pdf_file=written.get("pdf_file"),
+            compiled=paper.compiled,
+            feedback=outcome.feedback,
+            prose=prose,
+            changes=outcome.changes,
+            notes=outcome.notes,
+            reran=[r["stage"] for r in outcome.reran],
+            levels=outcome.levels,
+            eval_total=score,
+        )
+    )
     outcome.ok, outcome.version, outcome.compiled, outcome.files = True, number, paper.compiled, written
 
 

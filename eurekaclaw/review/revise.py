@@ -70,29 +70,48 @@ class RevisionOutcome:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "ok": self.ok, "feedback": self.feedback, "base_version": self.base_version,
-            "version": self.version, "files": self.files, "compiled": self.compiled,
-            "changes": self.changes, "model_summary": self.model_summary, "notes": self.notes,
-            "needs": self.needs, "error": self.error, "scope": self.scope,
-            "rerun_stages": [r["stage"] for r in self.reran], "reran": self.reran, "levels": self.levels,
+            "ok": self.ok,
+            "feedback": self.feedback,
+            "base_version": self.base_version,
+            "version": self.version,
+            "files": self.files,
+            "compiled": self.compiled,
+            "changes": self.changes,
+            "model_summary": self.model_summary,
+            "notes": self.notes,
+            "needs": self.needs,
+            "error": self.error,
+            "scope": self.scope,
+            "rerun_stages": [r["stage"] for r in self.reran],
+            "reran": self.reran,
+            "levels": self.levels,
         }
 
     def summary(self) -> str:
         if self.ok:
-            return f"paper version {self.version} written ({self.files.get('tex_file')}); " \
-                   f"{len(self.changes)} change(s) from version {self.base_version}"
+            return (
+                f"paper version {self.version} written ({self.files.get('tex_file')}); "
+                f"{len(self.changes)} change(s) from version {self.base_version}"
+            )
         return f"no new version: {self.error}"
 
     def text(self) -> str:
         parts = [self.summary()]
         if self.reran:
-            parts.append("Re-ran:\n" + "\n".join(f"- {r['stage']}: {r['status']}"
-                                                  + (f" ({r['summary'][:160]})" if r["summary"] else "")
-                                                  for r in self.reran))
+            parts.append(
+                "Re-ran:\n"
+                + "\n".join(
+                    f"- {r['stage']}: {r['status']}" + (f" ({r['summary'][:160]})" if r["summary"] else "")
+                    for r in self.reran
+                )
+            )
         if self.changes:
             prose_only = all(r["stage"] == "write" for r in self.reran)
-            unchanged = "" if not (self.ok and prose_only) else \
-                "\n- statements, proofs, statuses and verification levels: unchanged (from the session's records)"
+            unchanged = (
+                ""
+                if not (self.ok and prose_only)
+                else "\n- statements, proofs, statuses and verification levels: unchanged (from the session's records)"
+            )
             parts.append("What changed:\n" + "\n".join(f"- {c}" for c in self.changes) + unchanged)
         if self.model_summary:
             parts.append(f"The model's own summary: {self.model_summary}")
@@ -144,8 +163,10 @@ def checked_prose(facts: PaperFacts, reply: RevisionReply) -> tuple[dict[str, st
         if overclaims:
             prose[name] = kept if kept.strip() or name != "title" else base[name]
             for claim in overclaims:
-                notes.append(f"{name.replace('_', ' ')}: a sentence claiming more than the records was "
-                             f"dropped ({claim.correction()})")
+                notes.append(
+                    f"{name.replace('_', ' ')}: a sentence claiming more than the records was "
+                    f"dropped ({claim.correction()})"
+                )
     return prose, notes
 
 
@@ -170,8 +191,9 @@ def diff_summary(old: dict[str, str], new: dict[str, str]) -> list[str]:
         for op in difflib.ndiff(before.split(), after.split()):
             added += op.startswith("+ ")
             removed += op.startswith("- ")
-        changes.append(f"{label}: rewritten (+{added}/-{removed} words, {len(before.split())} -> "
-                       f"{len(after.split())} words)")
+        changes.append(
+            f"{label}: rewritten (+{added}/-{removed} words, {len(before.split())} -> {len(after.split())} words)"
+        )
     return changes
 
 
@@ -190,18 +212,28 @@ def checked_feedback(facts: PaperFacts, feedback: str) -> str:
     return feedback
 
 
-async def revise_paper(agent: BaseAgent, facts: PaperFacts, feedback: str,
-                       store: ReviewStore | None = None, scope: dict[str, Any] | None = None) -> RevisionOutcome:
+async def revise_paper(
+    agent: BaseAgent,
+    facts: PaperFacts,
+    feedback: str,
+    store: ReviewStore | None = None,
+    scope: dict[str, Any] | None = None,
+) -> RevisionOutcome:
     """One prose revision (the writer only). Model and budget errors propagate before anything
     is written."""
     from eurekaclaw.review.agent import review_stage
 
     feedback = checked_feedback(facts, feedback)
     store = store or ReviewStore(facts.session.path)
-    outcome = RevisionOutcome(feedback=feedback, base_version=facts.version.version, scope=dict(scope or {}),
-                              reran=[{"stage": "write", "status": "prose only", "summary": ""}])
-    request = agent.request(revise_prompt(facts, feedback), output=RevisionReply,
-                            system=render_prompt("review_revise_system"))
+    outcome = RevisionOutcome(
+        feedback=feedback,
+        base_version=facts.version.version,
+        scope=dict(scope or {}),
+        reran=[{"stage": "write", "status": "prose only", "summary": ""}],
+    )
+    request = agent.request(
+        revise_prompt(facts, feedback), output=RevisionReply, system=render_prompt("review_revise_system")
+    )
     with review_stage():
         reply = await agent.ask_structured(request, RevisionReply)
     outcome.model_summary = reply.summary.strip()
@@ -224,8 +256,9 @@ async def revise_paper(agent: BaseAgent, facts: PaperFacts, feedback: str,
     return outcome
 
 
-async def _build_version(agent: BaseAgent, facts: PaperFacts, prose: dict[str, str],
-                         outcome: RevisionOutcome, store: ReviewStore) -> None:
+async def _build_version(
+    agent: BaseAgent, facts: PaperFacts, prose: dict[str, str], outcome: RevisionOutcome, store: ReviewStore
+) -> None:
     session_dir = facts.session.path
     number = store.next_version()
     files = version_files(number)
@@ -247,8 +280,10 @@ async def _build_version(agent: BaseAgent, facts: PaperFacts, prose: dict[str, s
         if not result.compiled or not copy_pdf(result, session_dir / files["pdf_file"]):
             with contextlib.suppress(FileNotFoundError):
                 (session_dir / files["pdf_file"]).unlink()
-            outcome.error = (f"the revised paper did not compile ({result.error or 'no PDF'}); nothing was "
-                             f"written, version {facts.version.version} stays current; see latex_v{number}/paper.log")
+            outcome.error = (
+                f"the revised paper did not compile ({result.error or 'no PDF'}); nothing was "
+                f"written, version {facts.version.version} stays current; see latex_v{number}/paper.log"
+            )
             outcome.notes = list(dict.fromkeys(notes))
             return
         compiled = True
@@ -264,9 +299,17 @@ async def _build_version(agent: BaseAgent, facts: PaperFacts, prose: dict[str, s
                 path.unlink()
         raise
     version = PaperVersion(
-        version=number, tex_file=files["tex_file"], md_file=files["md_file"], bib_file=files["bib_file"],
-        pdf_file=files["pdf_file"] if compiled else None, compiled=compiled, feedback=outcome.feedback,
-        prose=prose, changes=outcome.changes, model_summary=outcome.model_summary, notes=notes,
+        version=number,
+        tex_file=files["tex_file"],
+        md_file=files["md_file"],
+        bib_file=files["bib_file"],
+        pdf_file=files["pdf_file"] if compiled else None,
+        compiled=compiled,
+        feedback=outcome.feedback,
+        prose=prose,
+        changes=outcome.changes,
+        model_summary=outcome.model_summary,
+        notes=notes,
     )
     store.add_version(version)
     outcome.ok, outcome.version, outcome.compiled, outcome.notes = True, number, compiled, notes

@@ -25,9 +25,16 @@ if TYPE_CHECKING:
 
 
 class ReviewRunner:
-    def __init__(self, settings: Settings, session: SessionDir, *, llm: str | None = None,
-                 backend: LLMClient | None = None, budget_usd: float | None = None,
-                 budget_tokens: int | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        session: SessionDir,
+        *,
+        llm: str | None = None,
+        backend: LLMClient | None = None,
+        budget_usd: float | None = None,
+        budget_tokens: int | None = None,
+    ) -> None:
         self.settings = settings
         self.session = session
         self.store = ReviewStore(session.path)
@@ -67,8 +74,14 @@ class ReviewRunner:
                 backend = build_backend(self.settings, name, arg)
             self._backend = backend
             facts = self.facts()
-            self._ctx = review_context(self.settings, self.session, facts.bus, backend,
-                                       budget_usd=self.budget_usd, budget_tokens=self.budget_tokens)
+            self._ctx = review_context(
+                self.settings,
+                self.session,
+                facts.bus,
+                backend,
+                budget_usd=self.budget_usd,
+                budget_tokens=self.budget_tokens,
+            )
         return self._ctx
 
     async def ask(self, question: str) -> Answer:
@@ -91,8 +104,9 @@ class ReviewRunner:
         if self.on_scope is not None:
             self.on_scope(scope)
         if scope.scope == "prose":
-            return await revise_paper(ReviserAgent(self.context()), facts, feedback, self.store,
-                                      scope=scope.model_dump(mode="json"))
+            return await revise_paper(
+                ReviserAgent(self.context()), facts, feedback, self.store, scope=scope.model_dump(mode="json")
+            )
         from eurekaclaw.review.restage import restage_revision  # loads every stage's code
 
         return await restage_revision(self.context(), facts, feedback, scope, self.store, impls=self.stage_impls)

@@ -22,13 +22,22 @@ from eurekaclaw.review.facts import PaperFacts
 Scope = Literal["prose", "experiment", "theory"]
 
 # A flaw in a proof (theory) versus a request for other numbers (experiment); prose otherwise.
-_FLAW = re.compile(r"\b(wrong|incorrect|invalid|gap|flaw(ed)?|error|mistake|fix|redo|re-?prove|"
-                   r"does(n't| not) follow|unjustified|fails?)\b", re.IGNORECASE)
+_FLAW = re.compile(
+    r"\b(wrong|incorrect|invalid|gap|flaw(ed)?|error|mistake|fix|redo|re-?prove|"
+    r"does(n't| not) follow|unjustified|fails?)\b",
+    re.IGNORECASE,
+)
 _PROOF = re.compile(r"\b(proof|prove[sd]?|lemma|step)\b", re.IGNORECASE)
-_EXPERIMENT = re.compile(r"\b(experiments?|simulations?|simulate|horizons?|instances?|seeds?|trials|"
-                         r"runs)\b", re.IGNORECASE)
-_NEW_NUMBERS = re.compile(r"\b(re-?run|run|add|more|increase|longer|larger|another|new|different|"
-                          r"repeat|redo|extend)\b", re.IGNORECASE)
+_EXPERIMENT = re.compile(
+    r"\b(experiments?|simulations?|simulate|horizons?|instances?|seeds?|trials|"
+    r"runs)\b",
+    re.IGNORECASE,
+)
+_NEW_NUMBERS = re.compile(
+    r"\b(re-?run|run|add|more|increase|longer|larger|another|new|different|"
+    r"repeat|redo|extend)\b",
+    re.IGNORECASE,
+)
 
 
 class ScopeReply(BaseModel):
@@ -77,15 +86,17 @@ def rule_scope(facts: PaperFacts, feedback: str) -> ScopeReply:
     flaw = bool(_FLAW.search(feedback)) and (bool(_PROOF.search(feedback)) or bool(lemmas))
     experiment = bool(_EXPERIMENT.search(feedback)) and bool(_NEW_NUMBERS.search(feedback))
     if flaw:
-        return ScopeReply(scope="theory", lemmas=lemmas, experiment=experiment,
-                          reason="the feedback points at a flaw in a proof")
+        return ScopeReply(
+            scope="theory", lemmas=lemmas, experiment=experiment, reason="the feedback points at a flaw in a proof"
+        )
     if experiment:
         return ScopeReply(scope="experiment", reason="the feedback asks for other experiments")
     return ScopeReply(scope="prose", reason="the feedback concerns the paper's text")
 
 
-def validated(facts: PaperFacts, feedback: str, reply: ScopeReply, settings: Settings,
-              decided_by: Literal["model", "rules"]) -> RevisionScope:
+def validated(
+    facts: PaperFacts, feedback: str, reply: ScopeReply, settings: Settings, decided_by: Literal["model", "rules"]
+) -> RevisionScope:
     """The reply checked against the records: unknown lemma ids dropped, an experiment the
     settings turn off dropped, a reason claiming more than the records cut (it is shown before
     anything runs), stages in pipeline order."""
@@ -106,18 +117,33 @@ def validated(facts: PaperFacts, feedback: str, reply: ScopeReply, settings: Set
             scope = "prose"
     reason, overclaims = ClaimChecker(facts.doc).check(reply.reason.strip()[:300])
     if overclaims:
-        notes.append("the model's reason claimed more than the records and was shortened: "
-                     + "; ".join(c.correction() for c in overclaims))
+        notes.append(
+            "the model's reason claimed more than the records and was shortened: "
+            + "; ".join(c.correction() for c in overclaims)
+        )
     stages = (["theory"] if scope == "theory" else []) + (["experiment"] if experiment else []) + ["write"]
-    return RevisionScope(scope=scope, stages=stages, lemmas=lemmas if scope == "theory" else [],
-                         reason=reason.strip(), decided_by=decided_by, notes=notes)
+    return RevisionScope(
+        scope=scope,
+        stages=stages,
+        lemmas=lemmas if scope == "theory" else [],
+        reason=reason.strip(),
+        decided_by=decided_by,
+        notes=notes,
+    )
 
 
 def scope_prompt(facts: PaperFacts, feedback: str) -> str:
     lemmas = [{"id": lem.id, "record": facts.record_line(lem.id).split(": ", 1)[-1]} for lem in facts.doc.lemmas]
     experiment = "; ".join(facts.experiment_lines()[:6]) or "none in this session"
-    return render_prompt("review_scope", theorem_line=facts.theorem_line(), statement=facts.doc.theorem_statement,
-                         lemmas=lemmas, experiment=experiment, version=facts.version.version, feedback=feedback)
+    return render_prompt(
+        "review_scope",
+        theorem_line=facts.theorem_line(),
+        statement=facts.doc.theorem_statement,
+        lemmas=lemmas,
+        experiment=experiment,
+        version=facts.version.version,
+        feedback=feedback,
+    )
 
 
 async def decide_scope(agent: BaseAgent, facts: PaperFacts, feedback: str) -> RevisionScope:
@@ -125,8 +151,9 @@ async def decide_scope(agent: BaseAgent, facts: PaperFacts, feedback: str) -> Re
     (budget and authentication errors propagate: they end the review)."""
     from eurekaclaw.review.agent import review_stage
 
-    request = agent.request(scope_prompt(facts, feedback), output=ScopeReply,
-                            system=render_prompt("review_scope_system"), max_tokens=400)
+    request = agent.request(
+        scope_prompt(facts, feedback), output=ScopeReply, system=render_prompt("review_scope_system"), max_tokens=400
+    )
     try:
         with review_stage():
             reply = await agent.ask_structured(request, ScopeReply)

@@ -69,8 +69,9 @@ class _Budget:
         return data
 
 
-def _copy_entry(budget: _Budget, fh: IO[bytes], dest: Path, rel: PurePosixPath, name: str,
-                rejected: list[tuple[str, str]]) -> None:
+def _copy_entry(
+    budget: _Budget, fh: IO[bytes], dest: Path, rel: PurePosixPath, name: str, rejected: list[tuple[str, str]]
+) -> None:
     # The header's size may lie: what counts is what is actually read.
     data = budget.read(fh)
     if data is None:

@@ -138,14 +138,21 @@ def skill_body(skill: DistilledSkill) -> str:
 def _warning(provenance: SkillProvenance) -> str:
     session = f"session {provenance.source_session}" if provenance.source_session else "a session"
     why = f" ({provenance.note})" if provenance.note else ""
-    return (f"{UNVERIFIED_MARK} Distilled from {session}, whose result was not established{why}. "
-            "Its steps were not checked independently: verify each one before relying on it.")
+    return (
+        f"{UNVERIFIED_MARK} Distilled from {session}, whose result was not established{why}. "
+        "Its steps were not checked independently: verify each one before relying on it."
+    )
 
 
 class SkillEvolver:
     def __init__(
-        self, llm: SessionLLM, registry: SkillRegistry, *, domain: str = "general",
-        provenance: SkillProvenance | None = None, max_tokens: int = MAX_TOKENS,
+        self,
+        llm: SessionLLM,
+        registry: SkillRegistry,
+        *,
+        domain: str = "general",
+        provenance: SkillProvenance | None = None,
+        max_tokens: int = MAX_TOKENS,
     ) -> None:
         self.llm = llm
         self.registry = registry
@@ -155,7 +162,10 @@ class SkillEvolver:
         self.skipped: list[tuple[str, str]] = []
 
     async def distill_from_session(
-        self, failures: list[str], successes: list[str], counterexamples: list[str] | None = None,
+        self,
+        failures: list[str],
+        successes: list[str],
+        counterexamples: list[str] | None = None,
         violations: list[str] | None = None,
     ) -> list[SkillRecord]:
         """Ask the fast model for reusable strategies and upsert them as distilled skills.
@@ -277,8 +287,10 @@ def flag_retracted_skills(registry: SkillRegistry, sessions: Iterable[str], reas
         retraction = f"{meta.retraction}; {reason}" if meta.retraction else reason
         body = record.body
         if not body.startswith(RETRACTED_MARK):
-            body = (f"{RETRACTED_MARK} A result of the session this skill was distilled from was later "
-                    f"shown false ({compress(reason, 200)}). Do not rely on it.\n\n{body}")
+            body = (
+                f"{RETRACTED_MARK} A result of the session this skill was distilled from was later "
+                f"shown false ({compress(reason, 200)}). Do not rely on it.\n\n{body}"
+            )
         new_meta = meta.model_copy(update={"retracted": True, "retraction": retraction, "established": False})
         registry.upsert(SkillRecord(meta=new_meta, body=body))
         flagged.append(meta.name)

@@ -194,8 +194,9 @@ def _scan(tree: Path) -> tuple[list[_Candidate], list[tuple[str, str]]]:
         dirnames[:] = sorted(d for d in dirnames if d not in IGNORED_NAMES)
         if dirnames and len(base.relative_to(tree).parts) + 1 >= MAX_DEPTH:
             # not descended into: the walk would recurse once per level
-            too_deep += [((base / d).relative_to(tree).as_posix(), f"nested deeper than {MAX_DEPTH} folders")
-                         for d in dirnames]
+            too_deep += [
+                ((base / d).relative_to(tree).as_posix(), f"nested deeper than {MAX_DEPTH} folders") for d in dirnames
+            ]
             dirnames[:] = []
         for name in [*dirnames, *sorted(filenames)]:
             p = base / name
@@ -239,7 +240,9 @@ def _mark_rejected_entries(candidates: list[_Candidate], rejected: list[tuple[st
     shown = ", ".join(repr(name) for name, _ in rejected[:5]) + (" …" if len(rejected) > 5 else "")
     for cand in candidates:
         if not cand.problem:
-            cand.problem = f"the archive has {len(rejected)} rejected entr{'y' if len(rejected) == 1 else 'ies'} ({shown})"
+            cand.problem = (
+                f"the archive has {len(rejected)} rejected entr{'y' if len(rejected) == 1 else 'ies'} ({shown})"
+            )
 
 
 def _file_problem(path: Path, cand: _Candidate, tree: Path) -> str:
@@ -367,8 +370,11 @@ def _install(cands: list[_Candidate], dest: Path, force: bool, report: InstallRe
             # another source is another skill.
             other = str(entry.get("source", "")) if isinstance(entry, dict) else ""
             if not force and unchanged and other != report.source:
-                report.kept.append(InstallItem(
-                    name=cand.name, reason=f"installed from {other or 'another source'}; use --force to replace it"))
+                report.kept.append(
+                    InstallItem(
+                        name=cand.name, reason=f"installed from {other or 'another source'}; use --force to replace it"
+                    )
+                )
                 continue
             if force or unchanged:
                 _copy_into_place(cand, dest)

@@ -142,15 +142,12 @@ def lemma_task(informal: str, statement: str) -> str:
 # activity, not the mathematics, and scored 0.00–0.10 on a topic alone (below the floor).
 # Keyed by the role's first word, as skills name roles (registry.role_matches).
 ROLE_ACTIVITY: dict[str, str] = {
-    "survey": "Survey the literature: search for, read and summarise related work and its citations, "
-              "and find the gap.",
-    "formalizer": "Formalize the statement: precise assumptions, a lemma decomposition, a checkable "
-                  "claim per lemma.",
+    "survey": "Survey the literature: search for, read and summarise related work and its citations, and find the gap.",
+    "formalizer": "Formalize the statement: precise assumptions, a lemma decomposition, a checkable claim per lemma.",
     "verifier": "Review the proof step by step: check every inequality, case and constant.",
-    "writer": "Write the paper in theorem-proof style: state each theorem and lemma precisely, then "
-              "its proof.",
+    "writer": "Write the paper in theorem-proof style: state each theorem and lemma precisely, then its proof.",
     "experiment": "Design a numerical experiment: simulate over seeds, measure with standard errors, "
-                  "compare with the bound.",
+    "compare with the bound.",
 }
 
 

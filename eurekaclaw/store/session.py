@@ -65,8 +65,10 @@ class SessionDir:
             return meta
         meta = self.rebuild_meta()
         if meta is not None:
-            log.warning("session %s: session.json was missing or unreadable; rebuilt from the "
-                        "session's other files", self.session_id)
+            log.warning(
+                "session %s: session.json was missing or unreadable; rebuilt from the session's other files",
+                self.session_id,
+            )
             try:
                 self.save_meta(meta)
             except OSError as exc:  # listing must work on a read-only disk too
@@ -213,8 +215,10 @@ class Workspace:
             if not path.is_dir():
                 continue
             # a session whose session.json was lost or moved aside is still a session
-            if (path / SessionDir.META).exists() or (path / "input_spec.json").exists() or any(
-                path.glob(SessionDir.META + ".corrupt-*")
+            if (
+                (path / SessionDir.META).exists()
+                or (path / "input_spec.json").exists()
+                or any(path.glob(SessionDir.META + ".corrupt-*"))
             ):
                 yield SessionDir(path)
 

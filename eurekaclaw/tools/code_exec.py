@@ -62,7 +62,7 @@ class ExecResult:
 
 
 def detect_isolation() -> Isolation:
-    """"bubblewrap" when a sandbox can be built here (probed once per process), else "none"."""
+    """ "bubblewrap" when a sandbox can be built here (probed once per process), else "none"."""
     return "bubblewrap" if sandbox.status().available else "none"
 
 
@@ -121,7 +121,11 @@ def _classify(run: sandbox.SandboxRun, cpu_s: int, stderr: str) -> str | None:
         return "cpu"
     if rc in (-signal.SIGXFSZ, 128 + signal.SIGXFSZ) or "[Errno 27]" in stderr:
         return "file_size"
-    if rc == MEMORY_EXIT or run.oom_killed or (rc in (-signal.SIGKILL, 128 + signal.SIGKILL) and run.memory_cap == "cgroup"):
+    if (
+        rc == MEMORY_EXIT
+        or run.oom_killed
+        or (rc in (-signal.SIGKILL, 128 + signal.SIGKILL) and run.memory_cap == "cgroup")
+    ):
         return "memory"
     if "[Errno 28]" in stderr:
         return "disk"
@@ -153,8 +157,15 @@ def run_python(
     st = sandbox.status()
     if not st.available:
         raise SandboxUnavailable(sandbox_reason())
-    limits = sandbox.Limits(timeout_s=timeout_s, cpu_s=cpu_s, memory_mb=memory_mb, max_procs=max_procs,
-                            file_mb=max_file_mb, tmp_mb=tmp_mb, max_output_bytes=max_output_bytes)
+    limits = sandbox.Limits(
+        timeout_s=timeout_s,
+        cpu_s=cpu_s,
+        memory_mb=memory_mb,
+        max_procs=max_procs,
+        file_mb=max_file_mb,
+        tmp_mb=tmp_mb,
+        max_output_bytes=max_output_bytes,
+    )
     run = sandbox.run_python_sandboxed(code, limits=limits, env={**SAFE_ENV, **extra}, python=python)
     stdout = run.stdout.decode("utf-8", "replace")
     stderr = run.stderr.decode("utf-8", "replace")
@@ -163,12 +174,27 @@ def run_python(
         json_error = f"stdout exceeded {max_output_bytes} bytes and was cut; {json_error}"
     limit = _classify(run, cpu_s, stderr)
     isolation_info = {
-        "mode": "bubblewrap", "network": True, "pid_namespace": True, "filesystem": "private",
-        "user": "nobody", "memory_cap": run.memory_cap, "sandbox": st.reason,
+        "mode": "bubblewrap",
+        "network": True,
+        "pid_namespace": True,
+        "filesystem": "private",
+        "user": "nobody",
+        "memory_cap": run.memory_cap,
+        "sandbox": st.reason,
     }
     return ExecResult(
         ok=run.returncode == 0 and not run.timed_out and json_error is None,
-        returncode=run.returncode, stdout=stdout, stderr=stderr, result=result, json_error=json_error,
-        stdout_truncated=run.stdout_truncated, stderr_truncated=run.stderr_truncated, timed_out=run.timed_out,
-        limit=limit, seconds=round(run.seconds, 3), isolation=isolation_info, limits=run.limits, warnings=[],
+        returncode=run.returncode,
+        stdout=stdout,
+        stderr=stderr,
+        result=result,
+        json_error=json_error,
+        stdout_truncated=run.stdout_truncated,
+        stderr_truncated=run.stderr_truncated,
+        timed_out=run.timed_out,
+        limit=limit,
+        seconds=round(run.seconds, 3),
+        isolation=isolation_info,
+        limits=run.limits,
+        warnings=[],
     )

@@ -23,10 +23,22 @@ from eurekaclaw.tools.symbolic_worker import READY
 
 DEFAULT_TIMEOUT_S = 10.0
 MAX_REQUEST_CHARS = 8_000
-REQUEST_KEYS = ("operation", "expression", "variables", "variable", "point", "lower", "upper", "order",
-                "direction", "assumptions")
-NOTE = ("Evidence for your work, not a verification: a lemma's level comes only from the checks the "
-        "pipeline runs on the lemma's own claim after you answer.")
+REQUEST_KEYS = (
+    "operation",
+    "expression",
+    "variables",
+    "variable",
+    "point",
+    "lower",
+    "upper",
+    "order",
+    "direction",
+    "assumptions",
+)
+NOTE = (
+    "Evidence for your work, not a verification: a lemma's level comes only from the checks the "
+    "pipeline runs on the lemma's own claim after you answer."
+)
 
 
 class SymbolicToolError(Exception):
@@ -48,8 +60,10 @@ _VARIABLE_SCHEMA = {
     "properties": {
         "name": {"type": "string"},
         "domain": {"type": "string", "enum": ["real", "positive", "nonnegative", "integer", "natural", "interval"]},
-        "low": {"type": "number"}, "high": {"type": "number"},
-        "open_low": {"type": "boolean"}, "open_high": {"type": "boolean"},
+        "low": {"type": "number"},
+        "high": {"type": "number"},
+        "open_low": {"type": "boolean"},
+        "open_high": {"type": "boolean"},
     },
     "required": ["name"],
 }
@@ -70,8 +84,9 @@ class SymbolicTool(BaseTool):
         "verification level."
     )
 
-    def __init__(self, *, timeout_s: float = DEFAULT_TIMEOUT_S, settings: Any = None,
-                 pool: SymbolicPool | None = None) -> None:
+    def __init__(
+        self, *, timeout_s: float = DEFAULT_TIMEOUT_S, settings: Any = None, pool: SymbolicPool | None = None
+    ) -> None:
         self.timeout_s = timeout_s
         self.settings = settings
         self.pool = pool or _POOL
@@ -85,7 +100,9 @@ class SymbolicTool(BaseTool):
                 "expression": {**text, "description": "an expression, or a relation for solve/check"},
                 "variables": {"type": "array", "items": _VARIABLE_SCHEMA, "maxItems": 30},
                 "variable": {"type": "string"},
-                "point": text, "lower": text, "upper": text,
+                "point": text,
+                "lower": text,
+                "upper": text,
                 "order": {"type": "integer", "minimum": 1, "maximum": 20},
                 "direction": {"type": "string", "enum": ["+", "-", "+-"]},
                 "assumptions": {"type": "array", "items": text, "maxItems": 20},
@@ -107,8 +124,10 @@ class SymbolicTool(BaseTool):
             raise SymbolicToolError(str(exc)) from exc
         status = reply.pop("status", None)
         if status == "timeout":
-            raise SymbolicToolError(f"timed out: sympy did not finish within {self.timeout_s:g} s, so nothing was "
-                                    "computed; try a smaller or simpler expression")
+            raise SymbolicToolError(
+                f"timed out: sympy did not finish within {self.timeout_s:g} s, so nothing was "
+                "computed; try a smaller or simpler expression"
+            )
         if status != "ok":
             raise SymbolicToolError(str(reply.get("reason") or "the symbolic worker gave no answer"))
         if request.get("operation") == "check":
@@ -121,14 +140,25 @@ class SymbolicTool(BaseTool):
 
         claim = Claim.model_validate(sympy_reply["claim"])
         checkers: list[dict[str, Any]] = [
-            {"checker": "sympy", "verdict": sympy_reply.get("verdict", "unknown"), "detail": sympy_reply.get("detail", "")}
+            {
+                "checker": "sympy",
+                "verdict": sympy_reply.get("verdict", "unknown"),
+                "detail": sympy_reply.get("detail", ""),
+            }
         ]
-        budget = float(getattr(self.settings, "falsifier_budget_s", 2.0)) + float(getattr(self.settings, "smt_timeout_s", 10.0))
+        budget = float(getattr(self.settings, "falsifier_budget_s", 2.0)) + float(
+            getattr(self.settings, "smt_timeout_s", 10.0)
+        )
         try:
             checks = await asyncio.wait_for(run_mechanical_checks(claim, settings=self.settings), budget + 15.0)
         except TimeoutError:
-            checkers.append({"checker": "falsifier/smt", "verdict": "timed out",
-                             "detail": f"no answer within {budget + 15.0:g} s; nothing was decided"})
+            checkers.append(
+                {
+                    "checker": "falsifier/smt",
+                    "verdict": "timed out",
+                    "detail": f"no answer within {budget + 15.0:g} s; nothing was decided",
+                }
+            )
         else:
             for c in checks:
                 entry: dict[str, Any] = {"checker": c.checker, "verdict": c.verdict, "detail": c.detail[:600]}
@@ -137,8 +167,11 @@ class SymbolicTool(BaseTool):
                 checkers.append(entry)
         return {
             "operation": "check",
-            "claim": {"variables": [f"{v.name} ({v.domain})" for v in claim.variables],
-                      "assumptions": claim.assumptions, "conclusion": claim.conclusion},
+            "claim": {
+                "variables": [f"{v.name} ({v.domain})" for v in claim.variables],
+                "assumptions": claim.assumptions,
+                "conclusion": claim.conclusion,
+            },
             "checkers": checkers,
             "summary": "; ".join(f"{c['checker']}: {c['verdict']}" for c in checkers),
             "counts_as_verification": False,

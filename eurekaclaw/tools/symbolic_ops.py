@@ -21,8 +21,7 @@ from eurekaclaw.verify.claims import RESERVED, parse_claim, parse_expression
 from eurekaclaw.verify.forms import evaluated
 from eurekaclaw.verify.grammar import ClaimError, Node, parse_relation_text
 
-OPERATIONS = ("simplify", "expand", "factor", "series", "limit", "sum", "integrate", "solve",
-              "diff", "sign", "check")
+OPERATIONS = ("simplify", "expand", "factor", "series", "limit", "sum", "integrate", "solve", "diff", "sign", "check")
 # Operations that act on one variable; the others work on the whole expression.
 NEEDS_VARIABLE = ("series", "limit", "sum", "integrate", "solve", "diff")
 MAX_INPUT_CHARS = 2_000
@@ -30,8 +29,15 @@ MAX_RESULT_CHARS = 4_000
 MAX_SERIES_ORDER = 20
 MAX_DIFF_ORDER = 10
 MAX_ASSUMPTIONS = 20
-_INFINITY = {"oo": sp.oo, "+oo": sp.oo, "inf": sp.oo, "infinity": sp.oo, "-oo": -sp.oo, "-inf": -sp.oo,
-             "-infinity": -sp.oo}
+_INFINITY = {
+    "oo": sp.oo,
+    "+oo": sp.oo,
+    "inf": sp.oo,
+    "infinity": sp.oo,
+    "-oo": -sp.oo,
+    "-inf": -sp.oo,
+    "-infinity": -sp.oo,
+}
 
 
 class SymbolicError(ClaimError):
@@ -138,18 +144,28 @@ def _interval(var: ClaimVariable) -> sp.Set:
 
 
 def _sign(expr: sp.Expr, variables: list[ClaimVariable]) -> dict[str, Any]:
-    facts = {"positive": expr.is_positive, "nonnegative": expr.is_nonnegative, "zero": expr.is_zero,
-             "nonpositive": expr.is_nonpositive, "negative": expr.is_negative}
+    facts = {
+        "positive": expr.is_positive,
+        "nonnegative": expr.is_nonnegative,
+        "zero": expr.is_zero,
+        "nonpositive": expr.is_nonpositive,
+        "negative": expr.is_negative,
+    }
     known = [k for k, v in facts.items() if v is True]
-    out: dict[str, Any] = {"sign_everywhere": known[0] if known else "unknown",
-                           "detail": "from the variables' declared signs alone" if known else
-                                     "not decided from the variables' declared signs"}
+    out: dict[str, Any] = {
+        "sign_everywhere": known[0] if known else "unknown",
+        "detail": "from the variables' declared signs alone"
+        if known
+        else "not decided from the variables' declared signs",
+    }
     free = sorted(expr.free_symbols, key=str)
     if len(free) == 1:
         var = next(v for v in variables if v.name == str(free[0]))
         domain = _interval(var)
         x = free[0]
-        out["over"] = _show(domain) + (" (real hull of the integer variable)" if var.domain in ("integer", "natural") else "")
+        out["over"] = _show(domain) + (
+            " (real hull of the integer variable)" if var.domain in ("integer", "natural") else ""
+        )
         out["zeros"] = _show(sp.solveset(sp.Eq(expr, 0), x, domain))
         out["positive_on"] = _show(sp.solveset(expr > 0, x, domain))
         out["negative_on"] = _show(sp.solveset(expr < 0, x, domain))
@@ -178,7 +194,11 @@ def _check(request: dict[str, Any]) -> dict[str, Any]:
     text = _text(request, "expression")
     assert text is not None
     assumptions = request.get("assumptions") or []
-    if not isinstance(assumptions, list) or len(assumptions) > MAX_ASSUMPTIONS or not all(isinstance(a, str) for a in assumptions):
+    if (
+        not isinstance(assumptions, list)
+        or len(assumptions) > MAX_ASSUMPTIONS
+        or not all(isinstance(a, str) for a in assumptions)
+    ):
         raise SymbolicError(f"'assumptions' must be a list of at most {MAX_ASSUMPTIONS} relations")
     claim = Claim(variables=declare(request, [text, *assumptions]), assumptions=assumptions, conclusion=text)
     parsed = parse_claim(claim)
@@ -195,10 +215,20 @@ def _check(request: dict[str, Any]) -> dict[str, Any]:
             bad = diff.is_nonpositive if strict else diff.is_negative
             verdict = "holds" if ok else ("fails" if bad else "unknown")
         side = "lhs - rhs" if rel.op in ("==", "!=", ">=", ">") else "rhs - lhs"
-        verdicts.append({"relation": rel.text if len(parsed.conclusion) == 1 else f"{_show(rel.lhs)} {rel.op} {_show(rel.rhs)}",
-                         "verdict": verdict, "difference": f"{side} simplifies to {_show(diff)}"})
-    overall = ("fails" if any(v["verdict"] == "fails" for v in verdicts)
-               else "holds" if all(v["verdict"] == "holds" for v in verdicts) else "unknown")
+        verdicts.append(
+            {
+                "relation": rel.text if len(parsed.conclusion) == 1 else f"{_show(rel.lhs)} {rel.op} {_show(rel.rhs)}",
+                "verdict": verdict,
+                "difference": f"{side} simplifies to {_show(diff)}",
+            }
+        )
+    overall = (
+        "fails"
+        if any(v["verdict"] == "fails" for v in verdicts)
+        else "holds"
+        if all(v["verdict"] == "holds" for v in verdicts)
+        else "unknown"
+    )
     detail = "; ".join(f"{v['relation']}: {v['verdict']} ({v['difference']})" for v in verdicts)
     if overall == "holds" and parsed.assumptions:
         detail += " — without using the assumptions"
@@ -223,7 +253,10 @@ def compute(request: dict[str, Any]) -> dict[str, Any]:
     variables = declare(request, [text, *extra], integer=integer if isinstance(integer, str) else None)
     if op == "solve":
         x, _ = _symbol(variables, text, request)
-        return {"result": _show(_solve(text, variables, x)), "over": _show(_interval(next(v for v in variables if v.name == str(x))))}
+        return {
+            "result": _show(_solve(text, variables, x)),
+            "over": _show(_interval(next(v for v in variables if v.name == str(x)))),
+        }
     expr = _expr(text, variables, "expression")
     if op in _REWRITES:
         return {"result": _show(_REWRITES[op](expr))}

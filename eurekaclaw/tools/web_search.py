@@ -26,8 +26,10 @@ BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
 MAX_QUERY_CHARS = 400
 MAX_RESULTS = 10
 SNIPPET_CHARS = 400
-NOTE = ("Web results are leads, not sources: a paper found here is cited only after the literature tools "
-        "fetch it and its citation is verified; statements from web pages are not evidence for a proof.")
+NOTE = (
+    "Web results are leads, not sources: a paper found here is cited only after the literature tools "
+    "fetch it and its citation is verified; statements from web pages are not evidence for a proof."
+)
 _TAG = re.compile(r"<[^>]{0,200}>")
 
 
@@ -50,8 +52,11 @@ def parse_brave(data: Any, count: int) -> list[dict[str, str]]:
     for item in results:
         if not isinstance(item, dict) or not str(item.get("url") or "").startswith(("https://", "http://")):
             continue
-        entry = {"title": _clean(item.get("title"), 200), "url": str(item["url"])[:500],
-                 "snippet": _clean(item.get("description"), SNIPPET_CHARS)}
+        entry = {
+            "title": _clean(item.get("title"), 200),
+            "url": str(item["url"])[:500],
+            "snippet": _clean(item.get("description"), SNIPPET_CHARS),
+        }
         if item.get("age"):
             entry["age"] = _clean(item["age"], 40)
         out.append(entry)
@@ -83,8 +88,9 @@ class WebSearchTool(BaseTool):
         register_secret(self._key)  # scrubbed from every log, whatever its shape
         self.timeout_s = timeout_s
         # Polite: a server asking for a longer wait than we allow is given up on, not cut short.
-        self.policy = policy or RetryPolicy(max_retries=3, base_s=1.0, max_wait_s=30.0, max_total_s=60.0,
-                                            cap_retry_after=False)
+        self.policy = policy or RetryPolicy(
+            max_retries=3, base_s=1.0, max_wait_s=30.0, max_total_s=60.0, cap_retry_after=False
+        )
         self.transport = transport
         self.sleep = sleep
 
@@ -121,8 +127,9 @@ class WebSearchTool(BaseTool):
                     failure = f"Brave Search unreachable ({type(exc).__name__})"
                 else:
                     if response.status_code in (401, 403):
-                        raise WebSearchError(f"Brave Search refused the key (HTTP {response.status_code}); "
-                                             "check BRAVE_API_KEY")
+                        raise WebSearchError(
+                            f"Brave Search refused the key (HTTP {response.status_code}); check BRAVE_API_KEY"
+                        )
                     if response.status_code == 200:
                         try:
                             return response.json()
@@ -155,6 +162,10 @@ def register_web_search_tool(registry: ToolRegistry, settings: Any) -> bool:
     """Register `web_search` when it is configured; whether it was."""
     offered, _ = web_search_status(settings)
     if offered:
-        registry.register(WebSearchTool(settings.brave_api_key.get_secret_value(),
-                                        timeout_s=float(getattr(settings, "literature_timeout_s", 20.0))))
+        registry.register(
+            WebSearchTool(
+                settings.brave_api_key.get_secret_value(),
+                timeout_s=float(getattr(settings, "literature_timeout_s", 20.0)),
+            )
+        )
     return offered

@@ -21,9 +21,7 @@ STAGE_ORDER: tuple[StageName, ...] = (
     "learn",
 )
 StageStatus = Literal["pending", "running", "completed", "skipped", "failed", "absent", "interrupted"]
-SessionStatus = Literal[
-    "running", "paused", "completed", "partial", "failed", "budget_exceeded", "interrupted"
-]
+SessionStatus = Literal["running", "paused", "completed", "partial", "failed", "budget_exceeded", "interrupted"]
 
 
 class InputSpec(Model):
@@ -48,9 +46,7 @@ class StageRecord(Model):
 
 
 class PipelineState(Artifact):
-    stages: list[StageRecord] = Field(
-        default_factory=lambda: [StageRecord(name=name) for name in STAGE_ORDER]
-    )
+    stages: list[StageRecord] = Field(default_factory=lambda: [StageRecord(name=name) for name in STAGE_ORDER])
 
     def record(self, name: str) -> StageRecord:
         for rec in self.stages:

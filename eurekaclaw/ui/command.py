@@ -16,8 +16,12 @@ def ui(
     port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0: any free port).")] = 8765,
     open_browser: Annotated[bool, typer.Option("--open", help="Open the app in the default browser.")] = False,
     allow_remote: Annotated[
-        bool, typer.Option("--allow-remote", help="Allow a non-loopback --host: anyone who can reach it and "
-                           "has the token can start runs that spend your LLM budget.")
+        bool,
+        typer.Option(
+            "--allow-remote",
+            help="Allow a non-loopback --host: anyone who can reach it and "
+            "has the token can start runs that spend your LLM budget.",
+        ),
     ] = False,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -29,8 +33,10 @@ def ui(
     from eurekaclaw.ui.security import is_loopback
 
     if not is_loopback(host) and not allow_remote:
-        raise BadInputError(f"--host {host} is not a loopback address; add --allow-remote if you "
-                            "really want the app reachable from other machines")
+        raise BadInputError(
+            f"--host {host} is not a loopback address; add --allow-remote if you "
+            "really want the app reachable from other machines"
+        )
     try:
         import starlette  # noqa: F401
         import uvicorn

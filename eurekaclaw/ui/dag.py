@@ -62,8 +62,13 @@ def layout(theory: dict[str, Any]) -> dict[str, Any] | None:
         for dep in node.get("dependencies") or []:
             if dep in nodes and dep != lemma_id:
                 a, b = nodes[lemma_id], nodes[dep]
-                edges.append({"x1": a["x"] + BOX_W / 2, "y1": a["y"] + BOX_H,
-                              "x2": b["x"] + BOX_W / 2, "y2": b["y"]})
+                edges.append({"x1": a["x"] + BOX_W / 2, "y1": a["y"] + BOX_H, "x2": b["x"] + BOX_W / 2, "y2": b["y"]})
     height = PAD * 2 + (max(rows) + 1) * BOX_H + max(rows) * GAP_Y
-    return {"width": width, "height": height, "box_w": BOX_W, "box_h": BOX_H,
-            "nodes": list(nodes.values()), "edges": edges}
+    return {
+        "width": width,
+        "height": height,
+        "box_w": BOX_W,
+        "box_h": BOX_H,
+        "nodes": list(nodes.values()),
+        "edges": edges,
+    }

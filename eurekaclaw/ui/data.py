@@ -19,9 +19,15 @@ from eurekaclaw.types.tasks import PipelineState, SessionMeta
 
 SESSION_ID = re.compile(r"^[0-9a-f]{12}$")
 # files of a session the browser may fetch: the paper, its sources and the experiment's data
-SERVED_SUFFIXES = {".pdf": "application/pdf", ".md": "text/markdown; charset=utf-8",
-                   ".tex": "text/plain; charset=utf-8", ".bib": "text/plain; charset=utf-8",
-                   ".csv": "text/csv; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml"}
+SERVED_SUFFIXES = {
+    ".pdf": "application/pdf",
+    ".md": "text/markdown; charset=utf-8",
+    ".tex": "text/plain; charset=utf-8",
+    ".bib": "text/plain; charset=utf-8",
+    ".csv": "text/csv; charset=utf-8",
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+}
 FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,120}$")
 LEVELS = ("formal", "smt", "reviewed", "cited", "unverified")
 GATE_REQUEST = "gate.request"
@@ -157,8 +163,7 @@ def session_view(workspace: Workspace, session: SessionDir) -> dict[str, Any]:
     damaged += ["experiment_result.json"] if bad else []
     usage = read_usage(session.path)
     stages = [{**rec, "duration": _duration(rec)} for rec in (pipeline or {}).get("stages", [])]
-    files = sorted(p.name for p in session.path.iterdir()
-                   if p.is_file() and session_file(session, p.name) is not None)
+    files = sorted(p.name for p in session.path.iterdir() if p.is_file() and session_file(session, p.name) is not None)
     running = session.running_pid() is not None
     # a gate already answered (the run has not picked the answer up yet) is not asked again
     asked = running and not session.file(GATE_ANSWER).exists()
@@ -227,21 +232,23 @@ def lemma_rows(theory: dict[str, Any]) -> list[dict[str, Any]]:
     for lemma_id, node in (theory.get("lemma_dag") or {}).items():
         record = proven.get(lemma_id) or {}
         shown, latex = _shown_statement(node)
-        rows.append({
-            "id": lemma_id,
-            "statement": shown,
-            "latex": latex if latex != shown else "",
-            "status": node.get("status", "pending"),
-            "provenance": node.get("provenance", "new"),
-            "citation": node.get("citation"),
-            "dependencies": node.get("dependencies") or [],
-            "level": record.get("verification_level"),
-            "level_note": record.get("level_note") or "",
-            "self_review": bool(record.get("self_review")) and record.get("verification_level") == "reviewed",
-            "reviewer": record.get("reviewer") or "",
-            "attempts": record.get("attempts") or sum(1 for f in failed if f.get("lemma_id") == lemma_id),
-            "checks": record.get("checks") or [],
-            "failures": [f for f in failed if f.get("lemma_id") == lemma_id],
-            "counterexamples": [c for c in counter if c.get("lemma_id") == lemma_id],
-        })
+        rows.append(
+            {
+                "id": lemma_id,
+                "statement": shown,
+                "latex": latex if latex != shown else "",
+                "status": node.get("status", "pending"),
+                "provenance": node.get("provenance", "new"),
+                "citation": node.get("citation"),
+                "dependencies": node.get("dependencies") or [],
+                "level": record.get("verification_level"),
+                "level_note": record.get("level_note") or "",
+                "self_review": bool(record.get("self_review")) and record.get("verification_level") == "reviewed",
+                "reviewer": record.get("reviewer") or "",
+                "attempts": record.get("attempts") or sum(1 for f in failed if f.get("lemma_id") == lemma_id),
+                "checks": record.get("checks") or [],
+                "failures": [f for f in failed if f.get("lemma_id") == lemma_id],
+                "counterexamples": [c for c in counter if c.get("lemma_id") == lemma_id],
+            }
+        )
     return rows

@@ -18,8 +18,20 @@ MAX_BYTES = 5_000_000
 MAX_SERIES = 12
 MAX_POINTS = 300
 W, H, LEFT, RIGHT, TOP, BOTTOM = 760, 360, 70, 190, 16, 40
-PALETTE = ("#2f5bd3", "#d97706", "#059669", "#9333ea", "#dc2626", "#0891b2", "#65a30d", "#db2777",
-           "#475569", "#a16207", "#4f46e5", "#0f766e")
+PALETTE = (
+    "#2f5bd3",
+    "#d97706",
+    "#059669",
+    "#9333ea",
+    "#dc2626",
+    "#0891b2",
+    "#65a30d",
+    "#db2777",
+    "#475569",
+    "#a16207",
+    "#4f46e5",
+    "#0f766e",
+)
 BOUND_PREFIX = "bound:"
 Curves = dict[str, list[tuple[float, float, float]]]  # series -> [(t, mean, stderr)]
 
@@ -34,11 +46,18 @@ class Measure:
     y_range: tuple[float, float] | None = None  # fixed axis; None: fitted to the curves
 
 
-REGRET = Measure("regret", "mean", "stderr", "mean regret",
-                 "mean over runs with ±1 standard error band; dashed: bounds")
-BEST_ARM = Measure("best_arm_rate", "best_arm_rate_mean", "best_arm_rate_stderr", "fraction of optimal pulls",
-                   "best-arm rate: fraction of the pulls up to time t that chose an optimal arm, "
-                   "mean over runs with ±1 standard error band", y_range=(0.0, 1.0))
+REGRET = Measure(
+    "regret", "mean", "stderr", "mean regret", "mean over runs with ±1 standard error band; dashed: bounds"
+)
+BEST_ARM = Measure(
+    "best_arm_rate",
+    "best_arm_rate_mean",
+    "best_arm_rate_stderr",
+    "fraction of optimal pulls",
+    "best-arm rate: fraction of the pulls up to time t that chose an optimal arm, "
+    "mean over runs with ±1 standard error band",
+    y_range=(0.0, 1.0),
+)
 MEASURES = (REGRET, BEST_ARM)
 
 
@@ -152,8 +171,9 @@ def _owner(name: str, names: list[str], targets_of: dict[str, set[str]]) -> str 
     return mine[0] if len(mine) == 1 else None
 
 
-def _chart(path: Path, measure: Measure, curves: Curves, colors: dict[str, str],
-           targets_of: dict[str, set[str]]) -> dict[str, Any]:
+def _chart(
+    path: Path, measure: Measure, curves: Curves, colors: dict[str, str], targets_of: dict[str, set[str]]
+) -> dict[str, Any]:
     names = _order(curves)[:MAX_SERIES]
     pts = {n: _thin(curves[n]) for n in names}
     xs = [p[0] for n in names for p in pts[n]]
@@ -174,19 +194,39 @@ def _chart(path: Path, measure: Measure, curves: Curves, colors: dict[str, str],
         band = " ".join([f"{sx(t)},{sy(m + s)}" for t, m, s in p] + [f"{sx(t)},{sy(m - s)}" for t, m, s in reversed(p)])
         bound = name.startswith(BOUND_PREFIX)
         owner = _owner(name, names, targets_of) if bound else None
-        series.append({"name": f"{name[len(BOUND_PREFIX):]} (bound)" if bound else name,
-                       "color": colors[owner or name], "owner": owner,
-                       "line": line, "band": band if any(s > 0 for _, _, s in p) else "",
-                       "bound": bound, "ly": TOP + 14 + 18 * i})
+        series.append(
+            {
+                "name": f"{name[len(BOUND_PREFIX) :]} (bound)" if bound else name,
+                "color": colors[owner or name],
+                "owner": owner,
+                "line": line,
+                "band": band if any(s > 0 for _, _, s in p) else "",
+                "bound": bound,
+                "ly": TOP + 14 + 18 * i,
+            }
+        )
     caption = measure.caption
     if any(c["owner"] for c in series):
         caption += ", a bound of one policy in that policy's colour"
     caption += "; a bound far above the curves is cut off at the top" if clipped else ""
-    return {"name": path.name, "metric": measure.key, "y_label": measure.y_label, "caption": caption,
-            "width": W, "height": H, "left": LEFT, "top": TOP, "pw": pw, "ph": ph, "clipped": clipped,
-            "legend_x": W - RIGHT + 14, "series": series, "ticks_x": ticks_x,
-            "ticks_y": [{"y": sy(v), "label": _label(v)} for v in y_values],
-            "omitted": max(0, len(curves) - MAX_SERIES)}
+    return {
+        "name": path.name,
+        "metric": measure.key,
+        "y_label": measure.y_label,
+        "caption": caption,
+        "width": W,
+        "height": H,
+        "left": LEFT,
+        "top": TOP,
+        "pw": pw,
+        "ph": ph,
+        "clipped": clipped,
+        "legend_x": W - RIGHT + 14,
+        "series": series,
+        "ticks_x": ticks_x,
+        "ticks_y": [{"y": sy(v), "label": _label(v)} for v in y_values],
+        "omitted": max(0, len(curves) - MAX_SERIES),
+    }
 
 
 def figures(path: Path, targets_of: dict[str, set[str]] | None = None) -> list[dict[str, Any]]:
@@ -196,4 +236,3 @@ def figures(path: Path, targets_of: dict[str, set[str]] | None = None) -> list[d
     names = _order({n: [] for _, c in found for n in c})
     colors = {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
     return [_chart(path, m, c, colors, targets_of or {}) for m, c in found]
-

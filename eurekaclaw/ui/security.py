@@ -23,9 +23,11 @@ CSRF_HEADER = "x-csrf-token"
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
 
 SECURITY_HEADERS = [
-    (b"content-security-policy",
-     b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-     b"object-src 'self'; frame-src 'self'; frame-ancestors 'self'; base-uri 'none'; form-action 'self'"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"object-src 'self'; frame-src 'self'; frame-ancestors 'self'; base-uri 'none'; form-action 'self'",
+    ),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"same-origin"),  # no-referrer would make form posts say Origin: null
     (b"x-frame-options", b"SAMEORIGIN"),
@@ -136,8 +138,12 @@ class Guard:
             return
         host = (_header(scope, b"host") or "").lower()
         if host not in self.hosts:
-            await _plain(send, 421, "This server answers only to its own address "
-                         "(the Host header did not match; DNS rebinding is refused).")
+            await _plain(
+                send,
+                421,
+                "This server answers only to its own address "
+                "(the Host header did not match; DNS rebinding is refused).",
+            )
             return
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
         if "token" in query:
@@ -156,7 +162,8 @@ class Guard:
             if message["type"] == "http.response.start":
                 present = {k.lower() for k, _ in message.get("headers", [])}
                 message["headers"] = list(message.get("headers", [])) + [
-                    (k, v) for k, v in SECURITY_HEADERS if k not in present]
+                    (k, v) for k, v in SECURITY_HEADERS if k not in present
+                ]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -164,15 +171,32 @@ class Guard:
 
 async def _plain(send: Any, status: int, text: str) -> None:
     body = text.encode("utf-8")
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                            (b"content-length", str(len(body)).encode()), *SECURITY_HEADERS]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                *SECURITY_HEADERS,
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
 async def _redirect_with_cookie(send: Any, location: str, token: str) -> None:
     cookie = f"{cookie_name(token)}={token}; HttpOnly; SameSite=Strict; Path=/"
-    await send({"type": "http.response.start", "status": 303,
-                "headers": [(b"location", location.encode("latin-1")), (b"set-cookie", cookie.encode("latin-1")),
-                            (b"content-length", b"0"), *SECURITY_HEADERS]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 303,
+            "headers": [
+                (b"location", location.encode("latin-1")),
+                (b"set-cookie", cookie.encode("latin-1")),
+                (b"content-length", b"0"),
+                *SECURITY_HEADERS,
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": b""})

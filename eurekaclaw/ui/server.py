@@ -46,14 +46,18 @@ def serve(host: str, port: int, *, open_browser: bool, verbose: bool, uvicorn: A
     app = create_app(token, allowed_hosts(host, port))
     url = url_for(host, port, token)
     err().print(f"EurekaClaw UI on {url}", markup=False, highlight=False, soft_wrap=True)
-    err().print("Keep this URL private: its token grants control of your runs. Ctrl+C stops the server.",
-                markup=False, highlight=False)
+    err().print(
+        "Keep this URL private: its token grants control of your runs. Ctrl+C stops the server.",
+        markup=False,
+        highlight=False,
+    )
     if open_browser:
         import webbrowser
 
         webbrowser.open(url)
-    config = uvicorn.Config(app, log_level="info" if verbose else "warning", access_log=verbose,
-                            timeout_graceful_shutdown=2)
+    config = uvicorn.Config(
+        app, log_level="info" if verbose else "warning", access_log=verbose, timeout_graceful_shutdown=2
+    )
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:
@@ -79,5 +83,8 @@ def stop_own_runs() -> None:
         mine = [s for s in mine if s.running_pid() == os.getpid()]
         time.sleep(0.2)
     for session in mine:
-        log.warning("session %s did not reach a checkpoint in time; `eurekaclaw resume %s` continues it",
-                    session.session_id, session.session_id)
+        log.warning(
+            "session %s did not reach a checkpoint in time; `eurekaclaw resume %s` continues it",
+            session.session_id,
+            session.session_id,
+        )

@@ -31,10 +31,26 @@ MAX_DIRECT_SUM_TERMS = 100_000
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
 CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "e": sp.E, "E": sp.E}
 FUNCTION_ARITY: dict[str, tuple[int, int]] = {
-    "sqrt": (1, 1), "log": (1, 2), "ln": (1, 1), "exp": (1, 1), "abs": (1, 1), "Abs": (1, 1),
-    "min": (2, 16), "max": (2, 16), "Min": (2, 16), "Max": (2, 16),
-    "floor": (1, 1), "ceil": (1, 1), "ceiling": (1, 1), "sin": (1, 1), "cos": (1, 1), "tan": (1, 1),
-    "factorial": (1, 1), "binomial": (2, 2), "Sum": (2, 2), "sum": (2, 2),
+    "sqrt": (1, 1),
+    "log": (1, 2),
+    "ln": (1, 1),
+    "exp": (1, 1),
+    "abs": (1, 1),
+    "Abs": (1, 1),
+    "min": (2, 16),
+    "max": (2, 16),
+    "Min": (2, 16),
+    "Max": (2, 16),
+    "floor": (1, 1),
+    "ceil": (1, 1),
+    "ceiling": (1, 1),
+    "sin": (1, 1),
+    "cos": (1, 1),
+    "tan": (1, 1),
+    "factorial": (1, 1),
+    "binomial": (2, 2),
+    "Sum": (2, 2),
+    "sum": (2, 2),
 }
 RESERVED = set(CONSTANTS) | set(FUNCTION_ARITY) | set(keyword.kwlist) | {"lambda", "I", "oo", "nan", "zoo"}
 
@@ -87,7 +103,9 @@ class ExpressionBuilder:
     def sized(self, value: sp.Expr) -> sp.Expr:
         """`value`, unless it is a rational too large to handle (10^3000 * 10^3000)."""
         if value.is_Rational and max(abs(int(value.p)).bit_length(), int(value.q).bit_length()) > MAX_CONSTANT_BITS:
-            raise ClaimError(f"{self.what}: a constant in the claim has more than {MAX_CONSTANT_BITS:,} bits (about 3,900 digits)")
+            raise ClaimError(
+                f"{self.what}: a constant in the claim has more than {MAX_CONSTANT_BITS:,} bits (about 3,900 digits)"
+            )
         return value
 
     def neg(self, value: sp.Expr) -> sp.Expr:
@@ -142,7 +160,9 @@ class ExpressionBuilder:
         if node.kind == "call":
             return self._call(node, scope)
         if node.kind == "tuple":
-            raise ClaimError(f"{self.what}: a parenthesised list at position {node.pos} is only allowed as the (k, a, b) of a Sum")
+            raise ClaimError(
+                f"{self.what}: a parenthesised list at position {node.pos} is only allowed as the (k, a, b) of a Sum"
+            )
         raise ClaimError(f"{self.what}: a relation at position {node.pos} cannot be used inside an expression")
 
     def _spine(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
@@ -166,7 +186,13 @@ class ExpressionBuilder:
             else:
                 self.require(value, "!=", "a denominator must be non-zero")
                 parts.append(self.make(sp.Pow, value, sp.Integer(-1)))
-        if self.display and len(parts) == 2 and parts[0].is_Rational and isinstance(parts[1], sp.Pow) and parts[1].base.is_Rational:
+        if (
+            self.display
+            and len(parts) == 2
+            and parts[0].is_Rational
+            and isinstance(parts[1], sp.Pow)
+            and parts[1].base.is_Rational
+        ):
             return parts[0] / parts[1].base  # 1/4 reads as the fraction it is
         return self.make(sp.Add if additive else sp.Mul, *parts)
 
@@ -186,7 +212,9 @@ class ExpressionBuilder:
         if name not in FUNCTION_ARITY:
             if name in scope:
                 raise ClaimError(f"{self.what}: {name} is a variable, not a function (write {name}*(...) to multiply)")
-            raise ClaimError(f"{self.what}: unknown function {name!r} (supported: {', '.join(sorted(set(FUNCTION_ARITY)))})")
+            raise ClaimError(
+                f"{self.what}: unknown function {name!r} (supported: {', '.join(sorted(set(FUNCTION_ARITY)))})"
+            )
         lo, hi = FUNCTION_ARITY[name]
         if not lo <= len(node.args) <= hi:
             count = str(lo) if lo == hi else f"{lo} to {hi}"
@@ -203,7 +231,9 @@ class ExpressionBuilder:
                 self.require(self.make(sp.Add, args[1], sp.Integer(-1)), "!=", "the base of log must not be 1")
                 # log(x, b) = log(x)/log(b); sympy's own two-argument log would drop the base
                 # when not evaluated
-                return self.make(sp.Mul, self.make(sp.log, args[0]), self.make(sp.Pow, self.make(sp.log, args[1]), sp.Integer(-1)))
+                return self.make(
+                    sp.Mul, self.make(sp.log, args[0]), self.make(sp.Pow, self.make(sp.log, args[1]), sp.Integer(-1))
+                )
         elif name == "tan":
             self.require(self.make(sp.cos, args[0]), "!=", "tan needs cos(argument) != 0")
         elif name == "factorial":
@@ -216,13 +246,19 @@ class ExpressionBuilder:
             raise ClaimError(f"{self.what}: write sums as Sum(expr, (k, a, b)) with a new index name k")
         index = limits.args[0].value
         if index in scope or index in RESERVED or not NAME.fullmatch(index):
-            raise ClaimError(f"{self.what}: the sum index {index!r} must be a new name (not a variable, constant or function)")
+            raise ClaimError(
+                f"{self.what}: the sum index {index!r} must be a new name (not a variable, constant or function)"
+            )
         low, high = (self.build(a, scope) for a in limits.args[1:])
         if low.is_integer is not True or high.is_integer is not True:
-            raise ClaimError(f"{self.what}: sum bounds must be integer expressions (use floor(...) or integer variables)")
+            raise ClaimError(
+                f"{self.what}: sum bounds must be integer expressions (use floor(...) or integer variables)"
+            )
         k = sp.Symbol(index, integer=True)
         summand = self.build(body, {**scope, index: k})
-        self.require(self.make(sp.Add, high, self.neg(low), sp.Integer(1)), ">=", "a sum needs upper bound >= lower bound - 1")
+        self.require(
+            self.make(sp.Add, high, self.neg(low), sp.Integer(1)), ">=", "a sum needs upper bound >= lower bound - 1"
+        )
         if self.display:
             return sp.Sum(summand, (k, low, high))
         # Summing over dummy bounds gives the closed form without sympy adding up 10^9 terms
@@ -233,15 +269,28 @@ class ExpressionBuilder:
         closed = sp.Sum(summand, (k, low, upper)).doit()
         if closed.has(sp.Sum):
             if span.is_Number and span > MAX_DIRECT_SUM_TERMS:
-                raise ClaimError(f"{self.what}: the sum has no closed form and {span} terms (limit {MAX_DIRECT_SUM_TERMS:,})")
+                raise ClaimError(
+                    f"{self.what}: the sum has no closed form and {span} terms (limit {MAX_DIRECT_SUM_TERMS:,})"
+                )
             self.unresolved_sum = True
             return sp.Sum(summand, (k, low, high))
         if span.is_Number and span > MAX_FACTORIAL and closed.has(*_EAGER_FUNCTIONS):
-            raise ClaimError(f"{self.what}: the sum's closed form {closed} is too expensive to evaluate at these bounds")
+            raise ClaimError(
+                f"{self.what}: the sum's closed form {closed} is too expensive to evaluate at these bounds"
+            )
         return self.sized(closed.subs(b, high))
 
 
-_EAGER_FUNCTIONS = (sp.harmonic, sp.factorial, sp.gamma, sp.polygamma, sp.zeta, sp.binomial, sp.RisingFactorial, sp.FallingFactorial)
+_EAGER_FUNCTIONS = (
+    sp.harmonic,
+    sp.factorial,
+    sp.gamma,
+    sp.polygamma,
+    sp.zeta,
+    sp.binomial,
+    sp.RisingFactorial,
+    sp.FallingFactorial,
+)
 
 
 def _factorial(builder: ExpressionBuilder, args: list[sp.Expr]) -> sp.Expr:
@@ -265,10 +314,21 @@ def _fn(cls: Any) -> Callable[[ExpressionBuilder, list[sp.Expr]], sp.Expr]:
 
 
 _FUNCTIONS: dict[str, Callable[[ExpressionBuilder, list[sp.Expr]], sp.Expr]] = {
-    "log": _fn(sp.log), "ln": _fn(sp.log), "exp": _fn(sp.exp),
-    "abs": _fn(sp.Abs), "Abs": _fn(sp.Abs),
-    "min": _fn(sp.Min), "max": _fn(sp.Max), "Min": _fn(sp.Min), "Max": _fn(sp.Max),
-    "floor": _fn(sp.floor), "ceil": _fn(sp.ceiling), "ceiling": _fn(sp.ceiling),
-    "sin": _fn(sp.sin), "cos": _fn(sp.cos), "tan": _fn(sp.tan),
-    "factorial": _factorial, "binomial": _binomial,
+    "log": _fn(sp.log),
+    "ln": _fn(sp.log),
+    "exp": _fn(sp.exp),
+    "abs": _fn(sp.Abs),
+    "Abs": _fn(sp.Abs),
+    "min": _fn(sp.Min),
+    "max": _fn(sp.Max),
+    "Min": _fn(sp.Min),
+    "Max": _fn(sp.Max),
+    "floor": _fn(sp.floor),
+    "ceil": _fn(sp.ceiling),
+    "ceiling": _fn(sp.ceiling),
+    "sin": _fn(sp.sin),
+    "cos": _fn(sp.cos),
+    "tan": _fn(sp.tan),
+    "factorial": _factorial,
+    "binomial": _binomial,
 }

@@ -100,9 +100,13 @@ def _declare(variables: list[ClaimVariable]) -> tuple[dict[str, sp.Symbol], dict
     for var in variables:
         name = var.name
         if "__" in name or not NAME.fullmatch(name):
-            raise ClaimError(f"variable name {name[:50]!r} is invalid (a letter followed by letters, digits or _ ; at most 40 characters)")
+            raise ClaimError(
+                f"variable name {name[:50]!r} is invalid (a letter followed by letters, digits or _ ; at most 40 characters)"
+            )
         if name in RESERVED:
-            raise ClaimError(f"variable name {name!r} is reserved (it is a constant, a function or a keyword); rename it")
+            raise ClaimError(
+                f"variable name {name!r} is reserved (it is a constant, a function or a keyword); rename it"
+            )
         if name in symbols:
             raise ClaimError(f"variable {name!r} is declared twice")
         domains[name] = _domain(var)
@@ -128,7 +132,9 @@ def parse_claim(claim: Claim, *, display: bool = False) -> ParsedClaim:
         unresolved |= builder.unresolved_sum
         conditions += [c for c in builder.conditions if all((r.op, r.lhs) != (c.op, c.lhs) for r in conditions)]
         if last:
-            return ParsedClaim(claim, symbols, domains, assumptions, relations, conditions, unresolved, builder.conditions)
+            return ParsedClaim(
+                claim, symbols, domains, assumptions, relations, conditions, unresolved, builder.conditions
+            )
         assumptions += relations
     raise AssertionError("unreachable")
 

@@ -45,12 +45,14 @@ from eurekaclaw.verify.formal import (
     tool_version,
 )
 
-COQ_ALLOWED_AXIOMS = frozenset({
-    "ClassicalDedekindReals.sig_forall_dec",
-    "ClassicalDedekindReals.sig_not_dec",
-    "FunctionalExtensionality.functional_extensionality_dep",
-    "Classical_Prop.classic",
-})
+COQ_ALLOWED_AXIOMS = frozenset(
+    {
+        "ClassicalDedekindReals.sig_forall_dec",
+        "ClassicalDedekindReals.sig_not_dec",
+        "FunctionalExtensionality.functional_extensionality_dep",
+        "Classical_Prop.classic",
+    }
+)
 LIBRARY = "Eureka"
 
 # Commands that admit, declare axioms, weaken the kernel, or touch files, paths and plugins.
@@ -155,11 +157,15 @@ def _require_problems(text: str) -> list[str]:
         if prefix is not None and prefix != "Coq" and not prefix.startswith("Coq."):
             problems.append(f"From {prefix} Require (line {line}; only the standard library, From Coq, may be loaded)")
             continue
-        bad = [w for w in words if not re.fullmatch(r"[A-Za-z_][\w'.]*", w)
-               or not _stdlib_module(f"{prefix}.{w}" if prefix else w)]
+        bad = [
+            w
+            for w in words
+            if not re.fullmatch(r"[A-Za-z_][\w'.]*", w) or not _stdlib_module(f"{prefix}.{w}" if prefix else w)
+        ]
         if bad or not words:
-            problems.append(f"Require of {' '.join(bad) or 'nothing'} (line {line}; only standard-library "
-                            "modules may be loaded)")
+            problems.append(
+                f"Require of {' '.join(bad) or 'nothing'} (line {line}; only standard-library modules may be loaded)"
+            )
     return problems
 
 
@@ -212,28 +218,41 @@ def coq_files(statement: str, helpers: str, script: str) -> ClaimFiles:
     proof = head + theorem + script.rstrip() + "\nQed.\n"
     header_lines = COQ_HEADER.count("\n")
     script_line = head.count("\n") + theorem.count("\n") + 1
-    note = (f"line numbers are those of the assembled file: header lines 1-{header_lines}, "
-            + (f"your helpers from line {header_lines + 1}, " if helpers.strip() else "")
-            + f"Theorem eureka_claim at line {head.count(chr(10)) + 1}, your script from line {script_line}")
+    note = (
+        f"line numbers are those of the assembled file: header lines 1-{header_lines}, "
+        + (f"your helpers from line {header_lines + 1}, " if helpers.strip() else "")
+        + f"Theorem eureka_claim at line {head.count(chr(10)) + 1}, your script from line {script_line}"
+    )
     statement_file = f"{COQ_HEADER}Definition eureka_statement : Prop :=\n{indented}.\n"
-    gate = (f"Require {LIBRARY}.{STATEMENT_MODULE}.\n"
-            f"Definition eureka_target : Prop := {LIBRARY}.{STATEMENT_MODULE}.eureka_statement.\n"
-            f"Require {LIBRARY}.{PROOF_MODULE}.\n"
-            "Theorem eureka_checked : eureka_target.\n"
-            f"Proof. exact {LIBRARY}.{PROOF_MODULE}.eureka_claim. Qed.\n"
-            # Global printing options set in the proof's library survive a Require: reset them.
-            "Unset Printing All.\nSet Printing Width 1000.\n"
-            "Print Assumptions eureka_checked.\n")
-    return ClaimFiles(statement=statement, proof_note=note, files={
-        f"{STATEMENT_MODULE}.v": statement_file, f"{PROOF_MODULE}.v": proof, f"{GATE_MODULE}.v": gate})
+    gate = (
+        f"Require {LIBRARY}.{STATEMENT_MODULE}.\n"
+        f"Definition eureka_target : Prop := {LIBRARY}.{STATEMENT_MODULE}.eureka_statement.\n"
+        f"Require {LIBRARY}.{PROOF_MODULE}.\n"
+        "Theorem eureka_checked : eureka_target.\n"
+        f"Proof. exact {LIBRARY}.{PROOF_MODULE}.eureka_claim. Qed.\n"
+        # Global printing options set in the proof's library survive a Require: reset them.
+        "Unset Printing All.\nSet Printing Width 1000.\n"
+        "Print Assumptions eureka_checked.\n"
+    )
+    return ClaimFiles(
+        statement=statement,
+        proof_note=note,
+        files={f"{STATEMENT_MODULE}.v": statement_file, f"{PROOF_MODULE}.v": proof, f"{GATE_MODULE}.v": gate},
+    )
 
 
 def _environment(work: Path) -> dict[str, str]:
     """coqc's environment inside the sandbox: a clean one (no COQPATH, the XDG data directories
     pointed at the work dir), so a short `Require` name can only reach the standard library that
     `_stdlib_module` checked against, and nothing of the user's environment gets in."""
-    return {"HOME": str(work), "XDG_DATA_HOME": str(work), "XDG_DATA_DIRS": str(work),
-            "XDG_CONFIG_HOME": str(work), "XDG_CACHE_HOME": str(work), "LANG": "C.UTF-8"}
+    return {
+        "HOME": str(work),
+        "XDG_DATA_HOME": str(work),
+        "XDG_DATA_DIRS": str(work),
+        "XDG_CONFIG_HOME": str(work),
+        "XDG_CACHE_HOME": str(work),
+        "LANG": "C.UTF-8",
+    }
 
 
 def _sandbox_paths() -> tuple[str, ...]:
@@ -283,10 +302,16 @@ def coq_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeo
         hits += [f"{hit} in the {part}" for hit in _forbidden(blanked) + find_forbidden(blanked, extra)]
     if hits:
         return _result("failed", "rejected before compiling: " + ", ".join(hits))
-    prover = Prover(checker="coq", executable="coqc", version=coq_version(),
-                    argv=lambda work, name: ["coqc", "-q", "-Q", ".", LIBRARY, name],
-                    parse_report=_parse_gate, allowed=COQ_ALLOWED_AXIOMS, env=_environment,
-                    sandbox_paths=_sandbox_paths())
+    prover = Prover(
+        checker="coq",
+        executable="coqc",
+        version=coq_version(),
+        argv=lambda work, name: ["coqc", "-q", "-Q", ".", LIBRARY, name],
+        parse_report=_parse_gate,
+        allowed=COQ_ALLOWED_AXIOMS,
+        env=_environment,
+        sandbox_paths=_sandbox_paths(),
+    )
     return check_claim_proof(prover, coq_files(statement, helpers, script), timeout_s=timeout_s)
 
 

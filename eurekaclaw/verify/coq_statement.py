@@ -261,7 +261,8 @@ class _Translator(IntegerTerms):
                 return root if p == 1 else (f"{wrap(root, APP)} ^ {p}", POW)
             if not self._known_positive(base):
                 raise CoqUntranslatable(
-                    f"{base}^({exp}): an odd root of a base not known to be positive (Rpower 0 y = 1, not 0)")
+                    f"{base}^({exp}): an odd root of a base not known to be positive (Rpower 0 y = 1, not 0)"
+                )
             return self.app("Rpower", b, self.real(exp))
         if exp.is_integer:
             n = self.nat(exp)
@@ -336,8 +337,14 @@ class _Translator(IntegerTerms):
         return out
 
     def _if(self, cond: sp.Basic, then: tuple[str, int], other: tuple[str, int]) -> tuple[str, int]:
-        decide = {sp.Eq: "Req_EM_T", sp.Ne: "Req_EM_T", sp.StrictLessThan: "Rlt_dec", sp.LessThan: "Rle_dec",
-                  sp.StrictGreaterThan: "Rgt_dec", sp.GreaterThan: "Rge_dec"}
+        decide = {
+            sp.Eq: "Req_EM_T",
+            sp.Ne: "Req_EM_T",
+            sp.StrictLessThan: "Rlt_dec",
+            sp.LessThan: "Rle_dec",
+            sp.StrictGreaterThan: "Rgt_dec",
+            sp.GreaterThan: "Rge_dec",
+        }
         fn = decide.get(type(cond))
         if fn is None:
             raise CoqUntranslatable(f"the condition {cond} has no Coq translation")
@@ -354,11 +361,23 @@ def _unary(name: str) -> Callable[[_Translator, sp.Expr], tuple[str, int]]:
 
 # sympy node class -> its Coq real term (anything not here has no Coq translation)
 _REAL_NODES: dict[type, Callable[..., tuple[str, int]]] = {
-    sp.Add: _Translator._add, sp.Mul: _Translator._mul, sp.Pow: lambda tr, e: tr._pow(e.base, e.exp),
-    sp.exp: _unary("exp"), sp.sin: _unary("sin"), sp.cos: _unary("cos"), sp.tan: _unary("tan"),
-    sp.Abs: _unary("Rabs"), sp.log: _Translator._log, sp.Min: _Translator._min_max, sp.Max: _Translator._min_max,
-    sp.floor: _Translator._rounded, sp.ceiling: _Translator._rounded, sp.factorial: _Translator._factorial,
-    sp.harmonic: _Translator._harmonic, sp.Sum: _Translator._sum, sp.Piecewise: _Translator._piecewise,
+    sp.Add: _Translator._add,
+    sp.Mul: _Translator._mul,
+    sp.Pow: lambda tr, e: tr._pow(e.base, e.exp),
+    sp.exp: _unary("exp"),
+    sp.sin: _unary("sin"),
+    sp.cos: _unary("cos"),
+    sp.tan: _unary("tan"),
+    sp.Abs: _unary("Rabs"),
+    sp.log: _Translator._log,
+    sp.Min: _Translator._min_max,
+    sp.Max: _Translator._min_max,
+    sp.floor: _Translator._rounded,
+    sp.ceiling: _Translator._rounded,
+    sp.factorial: _Translator._factorial,
+    sp.harmonic: _Translator._harmonic,
+    sp.Sum: _Translator._sum,
+    sp.Piecewise: _Translator._piecewise,
 }
 
 

@@ -114,7 +114,9 @@ def _too_large(parsed: ParsedClaim, exact: dict[sp.Symbol, sp.Rational]) -> str 
     guarded functions before anything else touches the point."""
     probe = parsed.cache.get("probe")
     if probe is None:
-        probe = parsed.cache["probe"] = compile_mpmath(list(parsed.symbols.values()), parsed.all_expressions(), guarded=True)
+        probe = parsed.cache["probe"] = compile_mpmath(
+            list(parsed.symbols.values()), parsed.all_expressions(), guarded=True
+        )
     with mpmath.workdps(PROBE_DIGITS):
         args = [mpmath.mpf(int(exact[s].p)) / int(exact[s].q) for s in parsed.symbols.values()]
         try:
@@ -142,7 +144,10 @@ class _Decider:
         when the two disagree the working precision was not enough (a cancellation inside,
         say), and the value is nan — undecided — rather than a confident wrong sign."""
         # bit lengths, not str(): Python refuses to print integers of more than 4,300 digits
-        input_digits = max((int((abs(int(v.p)).bit_length() + int(v.q).bit_length()) * 0.30103) + 2 for v in self.exact.values()), default=0)
+        input_digits = max(
+            (int((abs(int(v.p)).bit_length() + int(v.q).bit_length()) * 0.30103) + 2 for v in self.exact.values()),
+            default=0,
+        )
         if input_digits > MAX_MP_INPUT_DIGITS:
             return mpmath.nan
         fn = self.parsed.cache.get(("mp", expr))
@@ -200,7 +205,11 @@ class _Decider:
         self.unstable = False
         d, exact = self._value(diff)
         if not mpmath.isfinite(d):
-            return None, d, "the value changes with the working precision; cannot decide" if self.unstable else "undefined"
+            return (
+                None,
+                d,
+                "the value changes with the working precision; cannot decide" if self.unstable else "undefined",
+            )
         if exact is not None and exact.is_Rational:
             return (0 if exact == 0 else 1 if exact > 0 else -1), d, "exact"
         # Relative to the sides, so exp(-10^6) vs exp(-2*10^6) is still decided.
@@ -251,7 +260,9 @@ def _exact_point(parsed: ParsedClaim, assignment: dict[str, Any]) -> dict[sp.Sym
             return ClaimEvaluation(None, math.nan, f"{name}: {exc}", "outside")
         domain = parsed.domains[name]
         if not domain.contains(value):
-            return ClaimEvaluation(None, math.nan, f"{name}={value} is outside its domain ({domain.describe()})", "outside")
+            return ClaimEvaluation(
+                None, math.nan, f"{name}={value} is outside its domain ({domain.describe()})", "outside"
+            )
         exact[symbol] = value
     return exact
 
@@ -267,7 +278,9 @@ def _premises_fail(parsed: ParsedClaim, decider: _Decider) -> ClaimEvaluation | 
     for rel in parsed.assumptions:
         sign, _, note = decider.sign(rel)
         if sign is None:
-            return ClaimEvaluation(None, math.nan, f"assumption {rel.text!r} cannot be decided here ({note})", "undefined")
+            return ClaimEvaluation(
+                None, math.nan, f"assumption {rel.text!r} cannot be decided here ({note})", "undefined"
+            )
         if not _truth(rel.op, sign):
             return ClaimEvaluation(None, math.nan, f"assumption {rel.text!r} does not hold here", "outside")
     return None
@@ -287,7 +300,9 @@ def _conclusion(parsed: ParsedClaim, decider: _Decider) -> ClaimEvaluation:
             failed.append(f"{rel.op} fails with difference {mpmath.nstr(d, 12)}")
     slack = min(slacks) if slacks else math.nan
     if failed:
-        return ClaimEvaluation(False, slack, f"conclusion violated ({method} arithmetic): " + "; ".join(failed), "fails")
+        return ClaimEvaluation(
+            False, slack, f"conclusion violated ({method} arithmetic): " + "; ".join(failed), "fails"
+        )
     if undecided:
         return ClaimEvaluation(None, slack, "conclusion undecided: " + "; ".join(undecided), "undecided")
     return ClaimEvaluation(True, slack, f"conclusion holds ({method} arithmetic), slack {slack:.6g}", "holds")

@@ -52,11 +52,20 @@ class FalsifierReport:
         return self.counterexample is not None
 
     def to_check_result(self) -> CheckResult:
-        verdicts: dict[str, CheckVerdict] = {"counterexample": "failed", "no_counterexample": "passed",
-                                             "inconclusive": "unknown"}
+        verdicts: dict[str, CheckVerdict] = {
+            "counterexample": "failed",
+            "no_counterexample": "passed",
+            "inconclusive": "unknown",
+        }
         verdict = verdicts[self.verdict]
-        return CheckResult(checker="falsifier", verdict=verdict, detail=self.detail, version=_versions(),
-                           counterexample=self.counterexample, seconds=round(self.seconds, 3))
+        return CheckResult(
+            checker="falsifier",
+            verdict=verdict,
+            detail=self.detail,
+            version=_versions(),
+            counterexample=self.counterexample,
+            seconds=round(self.seconds, 3),
+        )
 
 
 def _versions() -> str:
@@ -78,7 +87,9 @@ def falsify(claim: Claim, *, seed: int = 0, budget_s: float = 2.0, samples: int 
     # Points floats could not evaluate, and points beyond the float range built from the
     # claim's own huge constants, are decided exactly instead of being dropped.
     recheck_until = started + max(budget_s, 0.05) / 2
-    exact = _exact_checks(parsed, [*_uncertain_points(search, rows, uncertain), *_huge_probes(parsed)], seen, recheck_until)
+    exact = _exact_checks(
+        parsed, [*_uncertain_points(search, rows, uncertain), *_huge_probes(parsed)], seen, recheck_until
+    )
     for pt, ev in exact:
         if ev.holds is False:
             return _exact_counterexample(pt, ev, checked + len(exact), int(ok.sum()), started, seed)
@@ -91,8 +102,15 @@ def falsify(claim: Claim, *, seed: int = 0, budget_s: float = 2.0, samples: int 
     return _conclude(search, parsed, rows, norm, raw, tol, ok, checked, started, seed, seen, exact)
 
 
-def _local_search(search: Search, rows: np.ndarray, branches: np.ndarray, norm: np.ndarray, raw: np.ndarray,
-                  tol: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _local_search(
+    search: Search,
+    rows: np.ndarray,
+    branches: np.ndarray,
+    norm: np.ndarray,
+    raw: np.ndarray,
+    tol: np.ndarray,
+    ok: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The samples plus what a local search from the worst distinct feasible points found, with
     their (norm, raw, tol, ok); stops quietly at the time budget."""
     order = np.argsort(np.where(ok, norm, np.inf))
@@ -116,8 +134,13 @@ def _local_search(search: Search, rows: np.ndarray, branches: np.ndarray, norm: 
         return rows, norm, raw, tol, ok
     more = search.complete(np.array(extra), np.array(extra_branches))
     m_norm, m_raw, m_tol, m_ok, _ = search.evaluate(more)
-    return (np.vstack([rows, more]), np.concatenate([norm, m_norm]), np.concatenate([raw, m_raw]),
-            np.concatenate([tol, m_tol]), np.concatenate([ok, m_ok]))
+    return (
+        np.vstack([rows, more]),
+        np.concatenate([norm, m_norm]),
+        np.concatenate([raw, m_raw]),
+        np.concatenate([tol, m_tol]),
+        np.concatenate([ok, m_ok]),
+    )
 
 
 def _uncertain_points(search: Search, rows: np.ndarray, uncertain: np.ndarray) -> list[dict[str, Any]]:
@@ -130,7 +153,7 @@ def _uncertain_points(search: Search, rows: np.ndarray, uncertain: np.ndarray) -
     large = idx[np.argsort(-np.max(np.abs(rows[idx]), axis=1), kind="stable")] if rows.shape[1] else idx
     spread = idx[np.linspace(0, len(idx) - 1, MAX_RECHECK // 3).astype(int)]
     out: list[dict[str, Any]] = []
-    for i in [*simple[:MAX_RECHECK // 3], *large[:MAX_RECHECK // 3], *spread]:
+    for i in [*simple[: MAX_RECHECK // 3], *large[: MAX_RECHECK // 3], *spread]:
         pt = search.point(rows[int(i)])
         if pt not in out:
             out.append(pt)
@@ -140,8 +163,15 @@ def _uncertain_points(search: Search, rows: np.ndarray, uncertain: np.ndarray) -
 def _huge_probes(parsed: ParsedClaim) -> list[dict[str, Any]]:
     """Points just beyond the claim's constants that exceed the float range (x <= 10^600 fails
     at 10^600 + 1), one variable at a time, others at a simple value of their domain."""
-    huge = sorted({abs(int(a)) for e in parsed.all_expressions() for a in e.atoms(sp.Rational)
-                   if abs(a) > HUGE and abs(int(a)).bit_length() < MAX_PROBE_BITS}, key=lambda v: -v)[:3]
+    huge = sorted(
+        {
+            abs(int(a))
+            for e in parsed.all_expressions()
+            for a in e.atoms(sp.Rational)
+            if abs(a) > HUGE and abs(int(a)).bit_length() < MAX_PROBE_BITS
+        },
+        key=lambda v: -v,
+    )[:3]
     if not huge:
         return []
     base = {n: _simple_value(d) for n, d in parsed.domains.items()}
@@ -163,48 +193,75 @@ def _simple_value(dom: VarDomain) -> int | sp.Rational | None:
     return None
 
 
-def _exact_checks(parsed: ParsedClaim, points: list[dict[str, Any]], seen: dict[tuple[Any, ...], ClaimEvaluation],
-                  until: float) -> list[tuple[dict[str, Any], ClaimEvaluation]]:
+def _exact_checks(
+    parsed: ParsedClaim, points: list[dict[str, Any]], seen: dict[tuple[Any, ...], ClaimEvaluation], until: float
+) -> list[tuple[dict[str, Any], ClaimEvaluation]]:
     out: list[tuple[dict[str, Any], ClaimEvaluation]] = []
     for pt in points:
         if out and time.monotonic() > until:
             break  # an expensive claim (long sums at 60 digits): the rest is left unchecked
         key = tuple(pt.items())
         if key not in seen:
-            seen[key] = evaluate_parsed(parsed, {k: (str(v) if isinstance(v, sp.Rational) else v) for k, v in pt.items()})
+            seen[key] = evaluate_parsed(
+                parsed, {k: (str(v) if isinstance(v, sp.Rational) else v) for k, v in pt.items()}
+            )
         out.append((pt, seen[key]))
         if seen[key].holds is False:
             break
     return out
 
 
-def _exact_counterexample(pt: dict[str, Any], ev: ClaimEvaluation, checked: int, feasible: int, started: float,
-                          seed: int) -> FalsifierReport:
+def _exact_counterexample(
+    pt: dict[str, Any], ev: ClaimEvaluation, checked: int, feasible: int, started: float, seed: int
+) -> FalsifierReport:
     point = {k: (str(v) if isinstance(v, sp.Rational) and not v.is_integer else v) for k, v in pt.items()}
-    return FalsifierReport("counterexample", checked=checked, feasible=feasible, counterexample=point, evaluation=ev,
-                           seed=seed, seconds=time.monotonic() - started,
-                           detail=f"counterexample {_fmt(point)}: {ev.detail} (floating point could not evaluate it; "
-                                  f"decided exactly; seed {seed})")
+    return FalsifierReport(
+        "counterexample",
+        checked=checked,
+        feasible=feasible,
+        counterexample=point,
+        evaluation=ev,
+        seed=seed,
+        seconds=time.monotonic() - started,
+        detail=f"counterexample {_fmt(point)}: {ev.detail} (floating point could not evaluate it; "
+        f"decided exactly; seed {seed})",
+    )
 
 
-def _conclude(search: Search, parsed: ParsedClaim, rows: np.ndarray, norm: np.ndarray, raw: np.ndarray, tol: np.ndarray,
-              ok: np.ndarray, checked: int, started: float, seed: int,
-              seen: dict[tuple[Any, ...], ClaimEvaluation],
-              exact: list[tuple[dict[str, Any], ClaimEvaluation]]) -> FalsifierReport:
+def _conclude(
+    search: Search,
+    parsed: ParsedClaim,
+    rows: np.ndarray,
+    norm: np.ndarray,
+    raw: np.ndarray,
+    tol: np.ndarray,
+    ok: np.ndarray,
+    checked: int,
+    started: float,
+    seed: int,
+    seen: dict[tuple[Any, ...], ClaimEvaluation],
+    exact: list[tuple[dict[str, Any], ClaimEvaluation]],
+) -> FalsifierReport:
     held = [(pt, ev) for pt, ev in exact if ev.holds is True]
-    report = FalsifierReport("no_counterexample", checked=checked + len(exact), feasible=int(ok.sum()) + len(held), seed=seed)
+    report = FalsifierReport(
+        "no_counterexample", checked=checked + len(exact), feasible=int(ok.sum()) + len(held), seed=seed
+    )
     if not ok.any() and held:
         pt, ev = min(held, key=lambda item: item[1].slack)
         report.worst_point, report.worst_slack = pt, ev.slack
         report.seconds = time.monotonic() - started
-        report.detail = (f"no counterexample: floating point could not evaluate the claim, the {len(held)} point(s) "
-                         f"decided exactly all satisfy it (worst {_fmt(pt)}, slack {ev.slack:.3g}). "
-                         "Numeric evidence only, not a proof.")
+        report.detail = (
+            f"no counterexample: floating point could not evaluate the claim, the {len(held)} point(s) "
+            f"decided exactly all satisfy it (worst {_fmt(pt)}, slack {ev.slack:.3g}). "
+            "Numeric evidence only, not a proof."
+        )
         return report
     if not ok.any():
         report.verdict = "inconclusive"
-        report.detail = (f"none of {checked} sampled points satisfied the domains, assumptions and definedness "
-                         "conditions (the assumptions may be contradictory or too narrow to sample)")
+        report.detail = (
+            f"none of {checked} sampled points satisfied the domains, assumptions and definedness "
+            "conditions (the assumptions may be contradictory or too narrow to sample)"
+        )
         report.seconds = time.monotonic() - started
         return report
     masked = np.where(ok, norm, np.inf)
@@ -225,18 +282,26 @@ def _conclude(search: Search, parsed: ParsedClaim, rows: np.ndarray, norm: np.nd
         undecided += ev.status == "undecided"
     report.seconds = time.monotonic() - started
     if report.counterexample is not None:
-        report.detail = (f"counterexample {_fmt(report.counterexample)}: {report.evaluation.detail if report.evaluation else ''} "
-                         f"(found among {checked} points, seed {seed})")
+        report.detail = (
+            f"counterexample {_fmt(report.counterexample)}: {report.evaluation.detail if report.evaluation else ''} "
+            f"(found among {checked} points, seed {seed})"
+        )
     elif undecided:
         report.verdict = "inconclusive"
-        report.detail = (f"{undecided} point(s) violate the claim in floating point but the high-precision re-check "
-                         f"could not decide them; worst {_fmt(report.worst_point)} slack {report.worst_slack:.3g}")
+        report.detail = (
+            f"{undecided} point(s) violate the claim in floating point but the high-precision re-check "
+            f"could not decide them; worst {_fmt(report.worst_point)} slack {report.worst_slack:.3g}"
+        )
     else:
-        artefacts = f"; {report.unconfirmed} float-level violation(s) were rounding artefacts" if report.unconfirmed else ""
+        artefacts = (
+            f"; {report.unconfirmed} float-level violation(s) were rounding artefacts" if report.unconfirmed else ""
+        )
         rounding = " (within floating-point rounding)" if -tol[worst] <= report.worst_slack < 0 else ""
-        report.detail = (f"no counterexample among {checked} points ({report.feasible} feasible, seed {seed}); "
-                         f"worst slack {report.worst_slack:.3g}{rounding} at {_fmt(report.worst_point)}{artefacts}. "
-                         "Numeric evidence only, not a proof.")
+        report.detail = (
+            f"no counterexample among {checked} points ({report.feasible} feasible, seed {seed}); "
+            f"worst slack {report.worst_slack:.3g}{rounding} at {_fmt(report.worst_point)}{artefacts}. "
+            "Numeric evidence only, not a proof."
+        )
     return report
 
 
@@ -245,13 +310,21 @@ def _simplicity(row: np.ndarray) -> int:
     return sum(len(repr(float(v))) for v in row)
 
 
-def _candidates(search: Search, parsed: ParsedClaim, rows: np.ndarray, norm: np.ndarray, raw: np.ndarray,
-                tol: np.ndarray, ok: np.ndarray, order: np.ndarray) -> list[dict[str, float | int]]:
+def _candidates(
+    search: Search,
+    parsed: ParsedClaim,
+    rows: np.ndarray,
+    norm: np.ndarray,
+    raw: np.ndarray,
+    tol: np.ndarray,
+    ok: np.ndarray,
+    order: np.ndarray,
+) -> list[dict[str, float | int]]:
     """Points worth an exact re-check: the worst violations, the simplest violations, and for
     strict relations the points where the float difference is (nearly) zero. Mixing the
     criteria keeps a cluster of rounding artefacts from using up the re-check budget."""
     violating = order[(ok & (raw < -tol))[order]]
-    picks = list(violating[:MAX_CONFIRM - 2])
+    picks = list(violating[: MAX_CONFIRM - 2])
     if len(violating) > len(picks):
         pool = violating[:2000]
         picks += list(pool[np.argsort([_simplicity(rows[i]) for i in pool], kind="stable")][:2])

@@ -127,7 +127,9 @@ class Search:
         return norm, raw, tol, feasible & ~unknown, feasible & unknown
 
     def point(self, row: np.ndarray) -> dict[str, float | int]:
-        return {n: (int(v) if d.kind == "int" else float(v)) for n, d, v in zip(self.names, self.domains, row, strict=True)}
+        return {
+            n: (int(v) if d.kind == "int" else float(v)) for n, d, v in zip(self.names, self.domains, row, strict=True)
+        }
 
     # -- local search ------------------------------------------------------------------------
     def _objective(self, row: np.ndarray, branch: np.ndarray) -> float:
@@ -146,7 +148,9 @@ class Search:
         current = row.copy()
         if reals:
             u0 = np.array([_to_u(self.domains[i], current[i]) for i in reals])
-            steps = np.array([0.5 if _is_transformed(self.domains[i]) else max(0.05, 0.1 * abs(u0[k])) for k, i in enumerate(reals)])
+            steps = np.array(
+                [0.5 if _is_transformed(self.domains[i]) else max(0.05, 0.1 * abs(u0[k])) for k, i in enumerate(reals)]
+            )
             simplex = np.vstack([u0] + [u0 + np.eye(len(reals))[k] * steps[k] for k in range(len(reals))])
 
             def f(u: np.ndarray) -> float:
@@ -155,7 +159,12 @@ class Search:
                     trial[i] = _from_u(self.domains[i], u[k])
                 return self._objective(trial, branch)
 
-            res = minimize(f, u0, method="Nelder-Mead", options={"maxfev": LOCAL_MAXFEV, "initial_simplex": simplex, "xatol": 1e-12, "fatol": 1e-15})
+            res = minimize(
+                f,
+                u0,
+                method="Nelder-Mead",
+                options={"maxfev": LOCAL_MAXFEV, "initial_simplex": simplex, "xatol": 1e-12, "fatol": 1e-15},
+            )
             for k, i in enumerate(reals):
                 current[i] = _from_u(self.domains[i], res.x[k])
             found.append(current.copy())
@@ -218,7 +227,11 @@ def sample_rows(search: Search, samples: int, rng: np.random.Generator) -> tuple
     rows = np.vstack([grid, rand, mixed])
     if not search.solved:
         return rows, np.zeros((len(rows), 0), int)
-    combos = np.array(np.meshgrid(*[np.arange(len(f)) for _, f in search.solved], indexing="ij")).reshape(len(search.solved), -1).T
+    combos = (
+        np.array(np.meshgrid(*[np.arange(len(f)) for _, f in search.solved], indexing="ij"))
+        .reshape(len(search.solved), -1)
+        .T
+    )
     all_rows = np.vstack([rows] * len(combos))
     branches = np.repeat(combos, len(rows), axis=0)
     return search.complete(all_rows, branches), branches

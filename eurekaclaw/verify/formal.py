@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from eurekaclaw.types.artifacts import CheckResult, Claim
+from eurekaclaw.types.artifacts import CheckResult, CheckVerdict, Claim
 from eurekaclaw.verify.grammar import ClaimError
 
 MAX_SOURCE_CHARS = 200_000
@@ -62,8 +62,14 @@ class ProofRejected(Exception):
         self.verdict, self.detail = verdict, detail
 
 
-def statement_for_proof(claim: Claim, translate: Callable[[Claim], str], untranslatable: type[ClaimError],
-                        language: str, script: str, helpers: str) -> str:
+def statement_for_proof(
+    claim: Claim,
+    translate: Callable[[Claim], str],
+    untranslatable: type[ClaimError],
+    language: str,
+    script: str,
+    helpers: str,
+) -> str:
     """The statement the proof must prove, generated from the claim. Raises ProofRejected
     ("skipped" or "error") when the claim has no translation or does not parse, and ("failed")
     for a proof that is too long or has an empty script."""
@@ -74,30 +80,58 @@ def statement_for_proof(claim: Claim, translate: Callable[[Claim], str], untrans
     except ClaimError as exc:
         raise ProofRejected("error", f"the claim does not parse: {exc}") from exc
     if len(script) + len(helpers) > MAX_SOURCE_CHARS:
-        raise ProofRejected("failed", f"rejected: the proof is {len(script) + len(helpers):,} characters "
-                                      f"(limit {MAX_SOURCE_CHARS:,})")
+        raise ProofRejected(
+            "failed", f"rejected: the proof is {len(script) + len(helpers):,} characters (limit {MAX_SOURCE_CHARS:,})"
+        )
     if not script.strip():
         raise ProofRejected("failed", "rejected: the proof script is empty")
     return statement
 
 
-def run_tool(argv: list[str], *, cwd: Path, timeout_s: float, env: dict[str, str] | None = None,
-             sandbox_paths: tuple[str, ...] | None = None) -> ToolRun:
+def run_tool(
+    argv: list[str],
+    *,
+    cwd: Path,
+    timeout_s: float,
+    env: dict[str, str] | None = None,
+    sandbox_paths: tuple[str, ...] | None = None,
+) -> ToolRun:
     """Run a checker with stdout+stderr merged; kill its process group on timeout. With
     `sandbox_paths` (read-only paths the tool needs besides /usr) it runs in the bubblewrap
     sandbox (tools/sandbox/), where `cwd` (a sandbox_workdir) is the only writable place."""
     if sandbox_paths is not None:
         from eurekaclaw.tools import sandbox
 
-        limits = sandbox.Limits(timeout_s=max(timeout_s, 0.1), cpu_s=max(1, int(timeout_s) + 1), memory_mb=SANDBOX_MEMORY_MB,
-                                max_procs=SANDBOX_PROCS, file_mb=256, tmp_mb=64, max_output_bytes=MAX_OUTPUT_BYTES)
-        run = sandbox.run_sandboxed(argv, limits=limits, ro_paths=sandbox_paths, rw_dir=cwd, env=env,
-                                    cwd=str(Path(os.path.realpath(cwd))), merge_stderr=True)
+        limits = sandbox.Limits(
+            timeout_s=max(timeout_s, 0.1),
+            cpu_s=max(1, int(timeout_s) + 1),
+            memory_mb=SANDBOX_MEMORY_MB,
+            max_procs=SANDBOX_PROCS,
+            file_mb=256,
+            tmp_mb=64,
+            max_output_bytes=MAX_OUTPUT_BYTES,
+        )
+        run = sandbox.run_sandboxed(
+            argv,
+            limits=limits,
+            ro_paths=sandbox_paths,
+            rw_dir=cwd,
+            env=env,
+            cwd=str(Path(os.path.realpath(cwd))),
+            merge_stderr=True,
+        )
         text = run.stdout.decode("utf-8", "replace")
         return ToolRun(None if run.timed_out else run.returncode, text, run.timed_out, run.seconds)
     started = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, start_new_session=True, env=env)
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        env=env,
+    )
     timed_out = False
     try:
         out, _ = proc.communicate(timeout=max(timeout_s, 0.1))
@@ -157,8 +191,9 @@ def _coq_string_end(source: str, start: int) -> int:
     raise LexError(f"unterminated string literal starting on line {_line_of(source, start)}")
 
 
-def _comment_end(source: str, start: int, opener: str, closer: str,
-                 string_end: Callable[[str, int], int] | None = None) -> int:
+def _comment_end(
+    source: str, start: int, opener: str, closer: str, string_end: Callable[[str, int], int] | None = None
+) -> int:
     """The index just after the nested comment opened at `start`. With `string_end`, a string
     inside the comment is skipped whole (Coq reads strings in comments; Lean does not)."""
     depth, j, n = 1, start + len(opener), len(source)
@@ -229,7 +264,7 @@ def blank_lean(source: str) -> str:
             end = source.find(closer, m.end())
             if end < 0:
                 raise LexError(f"unterminated raw string starting on line {_line_of(source, i)}")
-            out.append(source[i:end + len(closer)])
+            out.append(source[i : end + len(closer)])
             i = end + len(closer)
         elif c == '"':
             j = i + 1
@@ -237,7 +272,7 @@ def blank_lean(source: str) -> str:
                 j += 2 if source[j] == "\\" else 1
             if j >= n:
                 raise LexError(f"unterminated string literal starting on line {_line_of(source, i)}")
-            out.append(source[i:j + 1])
+            out.append(source[i : j + 1])
             i = j + 1
         elif c == "'" and not prev_ident and (m := _LEAN_CHAR_LITERAL.match(source, i)):
             out.append(m.group())
@@ -284,9 +319,15 @@ class ClaimFiles:
 def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> CheckResult:
     """Compile statement and proof (concurrently), then the gate; passed only when the gate
     compiles and its axiom report names nothing outside `prover.allowed`."""
-    def result(verdict: str, detail: str, seconds: float | None = None) -> CheckResult:
-        return CheckResult(checker=prover.checker, verdict=verdict, detail=detail[:MAX_DETAIL_CHARS],  # type: ignore[arg-type]
-                           version=prover.version, seconds=None if seconds is None else round(seconds, 3))
+
+    def result(verdict: CheckVerdict, detail: str, seconds: float | None = None) -> CheckResult:
+        return CheckResult(
+            checker=prover.checker,
+            verdict=verdict,
+            detail=detail[:MAX_DETAIL_CHARS],
+            version=prover.version,
+            seconds=None if seconds is None else round(seconds, 3),
+        )
 
     (stmt_name, _), (proof_name, _), (gate_name, _) = job.files.items()
     deadline = time.monotonic() + timeout_s
@@ -304,8 +345,13 @@ def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> C
         env = prover.env(work) if prover.env else None
 
         def run(name: str) -> ToolRun:
-            return run_tool(prover.argv(work, name), cwd=prover.cwd or work,
-                            timeout_s=deadline - time.monotonic(), env=env, sandbox_paths=prover.sandbox_paths)
+            return run_tool(
+                prover.argv(work, name),
+                cwd=prover.cwd or work,
+                timeout_s=deadline - time.monotonic(),
+                env=env,
+                sandbox_paths=prover.sandbox_paths,
+            )
 
         try:
             with ThreadPoolExecutor(max_workers=2) as pool:
@@ -317,19 +363,27 @@ def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> C
         if stmt.timed_out or proof.timed_out:
             return result("unknown", f"timeout: {prover.executable} did not finish within {timeout_s:g} s", seconds)
         if stmt.returncode != 0:
-            return result("error", "the generated statement does not compile (a bug in EurekaClaw's "
-                                   f"translation, not in the proof):\n{_tidy(stmt.output, tmp).strip()}", seconds)
+            return result(
+                "error",
+                "the generated statement does not compile (a bug in EurekaClaw's "
+                f"translation, not in the proof):\n{_tidy(stmt.output, tmp).strip()}",
+                seconds,
+            )
         if proof.returncode != 0:
             note = f" ({job.proof_note})" if job.proof_note else ""
-            return result("failed", f"{prover.executable} rejected the proof{note}:\n{_tidy(proof.output, tmp).strip()}",
-                          seconds)
+            return result(
+                "failed", f"{prover.executable} rejected the proof{note}:\n{_tidy(proof.output, tmp).strip()}", seconds
+            )
         gate = run(gate_name)
         seconds += gate.seconds
         if gate.timed_out:
             return result("unknown", "timeout while linking the proof to the generated statement", seconds)
         if gate.returncode != 0:
-            return result("failed", "the proof does not prove the generated statement "
-                                    f"{job.statement}:\n{_tidy(gate.output, tmp).strip()}", seconds)
+            return result(
+                "failed",
+                f"the proof does not prove the generated statement {job.statement}:\n{_tidy(gate.output, tmp).strip()}",
+                seconds,
+            )
     axioms, problems = prover.parse_report(gate.output)
     extra = sorted(set(axioms) - prover.allowed)
     if extra:
@@ -337,8 +391,9 @@ def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> C
     if problems:
         return result("failed", "; ".join(problems), seconds)
     used = sorted(set(axioms))
-    detail = (f"{prover.executable} checked the generated statement {job.statement}; "
-              + (f"axioms used (all allowed): {', '.join(used)}" if used else "no axioms used"))
+    detail = f"{prover.executable} checked the generated statement {job.statement}; " + (
+        f"axioms used (all allowed): {', '.join(used)}" if used else "no axioms used"
+    )
     return result("passed", detail, seconds)
 
 

@@ -115,7 +115,9 @@ def tokenize(text: str, what: str = "expression") -> list[Token]:
                 raise ClaimError(f"{what}: number {tok[:20]}... is too long (limit {MAX_NUMBER_CHARS} characters)")
             nxt = m.end()
             if nxt < len(text) and (text[nxt] == "." or text[nxt].isalpha() or text[nxt] == "_"):
-                raise ClaimError(f"{what}: missing operator after the number {tok!r} at position {pos} (write 2*x, not 2x)")
+                raise ClaimError(
+                    f"{what}: missing operator after the number {tok!r} at position {pos} (write 2*x, not 2x)"
+                )
         if kind == "name" and len(tok) > MAX_NAME_CHARS:
             raise ClaimError(f"{what}: name {tok[:20]}... is too long (limit {MAX_NAME_CHARS} characters)")
         if kind != "ws":

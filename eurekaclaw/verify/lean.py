@@ -65,11 +65,32 @@ _FORBIDDEN: tuple[tuple[str, str], ...] = (
     (r"\bimport\b", "import"),
     (r"\bopaque\b", "opaque"),
 )
-_SAFE_ATTRIBUTES = frozenset({"simp", "reducible", "irreducible", "semireducible", "inline", "noinline",
-                              "specialize", "instance", "ext", "norm_cast", "push_cast", "field_simps",
-                              "local", "scoped", "mono", "gcongr", "positivity", "continuity"})
-_SAFE_OPTIONS = re.compile(r"(?:maxHeartbeats|maxRecDepth|synthInstance\.\w+|linter\.[\w.]+|pp\.[\w.]+|"
-                           r"autoImplicit|relaxedAutoImplicit)$")
+_SAFE_ATTRIBUTES = frozenset(
+    {
+        "simp",
+        "reducible",
+        "irreducible",
+        "semireducible",
+        "inline",
+        "noinline",
+        "specialize",
+        "instance",
+        "ext",
+        "norm_cast",
+        "push_cast",
+        "field_simps",
+        "local",
+        "scoped",
+        "mono",
+        "gcongr",
+        "positivity",
+        "continuity",
+    }
+)
+_SAFE_OPTIONS = re.compile(
+    r"(?:maxHeartbeats|maxRecDepth|synthInstance\.\w+|linter\.[\w.]+|pp\.[\w.]+|"
+    r"autoImplicit|relaxedAutoImplicit)$"
+)
 
 
 def _forbidden(text: str) -> list[str]:
@@ -114,24 +135,33 @@ def lean_files(statement: str, helpers: str, script: str) -> ClaimFiles:
     indented = "\n".join("  " + line for line in statement.splitlines())
     head = LEAN_HEADER + "\n" + (helpers.rstrip() + "\n\n" if helpers.strip() else "")
     theorem = f"theorem eureka_claim :\n{indented} := by\n"
-    note = (f"line numbers are those of the assembled file: your helpers from line {LEAN_HEADER.count(chr(10)) + 2}, "
-            f"your script from line {head.count(chr(10)) + theorem.count(chr(10)) + 1}")
-    gate = (f"import {STATEMENT_MODULE}\nimport {PROOF_MODULE}\n\n"
-            "theorem eureka_checked : eureka_statement := eureka_claim\n\n"
-            "#print axioms eureka_checked\n")
-    return ClaimFiles(statement=statement, proof_note=note, files={
-        f"{STATEMENT_MODULE}.lean": f"{LEAN_HEADER}\ndef eureka_statement : Prop :=\n{indented}\n",
-        f"{PROOF_MODULE}.lean": head + theorem + script + "\n",
-        f"{GATE_MODULE}.lean": gate,
-    })
+    note = (
+        f"line numbers are those of the assembled file: your helpers from line {LEAN_HEADER.count(chr(10)) + 2}, "
+        f"your script from line {head.count(chr(10)) + theorem.count(chr(10)) + 1}"
+    )
+    gate = (
+        f"import {STATEMENT_MODULE}\nimport {PROOF_MODULE}\n\n"
+        "theorem eureka_checked : eureka_statement := eureka_claim\n\n"
+        "#print axioms eureka_checked\n"
+    )
+    return ClaimFiles(
+        statement=statement,
+        proof_note=note,
+        files={
+            f"{STATEMENT_MODULE}.lean": f"{LEAN_HEADER}\ndef eureka_statement : Prop :=\n{indented}\n",
+            f"{PROOF_MODULE}.lean": head + theorem + script + "\n",
+            f"{GATE_MODULE}.lean": gate,
+        },
+    )
 
 
 def _result(verdict: str, detail: str) -> CheckResult:
     return CheckResult(checker="lean", verdict=verdict, detail=detail, version=tool_version("lean"))  # type: ignore[arg-type]
 
 
-def lean_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeout_s: float = 60.0,
-                     project_dir: Path | None = None) -> CheckResult:
+def lean_check_claim(
+    claim: Claim, proof_script: str, *, helpers: str = "", timeout_s: float = 60.0, project_dir: Path | None = None
+) -> CheckResult:
     """passed only if Lean proves the statement generated from `claim` with `proof_script` (the
     tactics of `:= by`) after `helpers`, using only propext, Classical.choice and Quot.sound.
     Needs `project_dir`, a Lake project with Mathlib; without it (or without lean/lake) the
@@ -172,6 +202,14 @@ def lean_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", time
         # modules compiled into the work directory.
         return {**os.environ, "LEAN_PATH": os.pathsep.join(p for p in (str(work), os.environ.get("LEAN_PATH")) if p)}
 
-    prover = Prover(checker="lean", executable="lean", version=tool_version("lean"), argv=argv,
-                    parse_report=_parse_gate, allowed=LEAN_ALLOWED_AXIOMS, cwd=project, env=env)
+    prover = Prover(
+        checker="lean",
+        executable="lean",
+        version=tool_version("lean"),
+        argv=argv,
+        parse_report=_parse_gate,
+        allowed=LEAN_ALLOWED_AXIOMS,
+        cwd=project,
+        env=env,
+    )
     return check_claim_proof(prover, lean_files(statement, helpers, script), timeout_s=timeout_s)

@@ -36,12 +36,56 @@ from eurekaclaw.verify.forms import evaluated, node_handler
 from eurekaclaw.verify.grammar import ClaimError
 
 LEAN_HEADER = "import Mathlib\n"
-LEAN_RESERVED = frozenset({
-    "fun", "let", "in", "if", "then", "else", "match", "with", "do", "by", "have", "show", "from", "at",
-    "theorem", "lemma", "def", "example", "forall", "exists", "Type", "Prop", "Sort", "where", "end",
-    "open", "namespace", "section", "variable", "universe", "instance", "structure", "class", "calc",
-    "Real", "Nat", "Int", "Finset", "min", "max", "abs", "π", "rfl", "sorry", "True", "False",
-})
+LEAN_RESERVED = frozenset(
+    {
+        "fun",
+        "let",
+        "in",
+        "if",
+        "then",
+        "else",
+        "match",
+        "with",
+        "do",
+        "by",
+        "have",
+        "show",
+        "from",
+        "at",
+        "theorem",
+        "lemma",
+        "def",
+        "example",
+        "forall",
+        "exists",
+        "Type",
+        "Prop",
+        "Sort",
+        "where",
+        "end",
+        "open",
+        "namespace",
+        "section",
+        "variable",
+        "universe",
+        "instance",
+        "structure",
+        "class",
+        "calc",
+        "Real",
+        "Nat",
+        "Int",
+        "Finset",
+        "min",
+        "max",
+        "abs",
+        "π",
+        "rfl",
+        "sorry",
+        "True",
+        "False",
+    }
+)
 _OPS = {"<=": "≤", "<": "<", ">=": "≥", ">": ">", "==": "=", "!=": "≠"}
 
 
@@ -239,8 +283,14 @@ class _Translator:
         if pieces[-1].cond is not sp.true:
             raise LeanUntranslatable(f"{e}: a piecewise expression without an otherwise-branch")
         out = self.real(pieces[-1].expr)
-        ops = {sp.Eq: "=", sp.Ne: "≠", sp.StrictLessThan: "<", sp.LessThan: "≤", sp.StrictGreaterThan: ">",
-               sp.GreaterThan: "≥"}
+        ops = {
+            sp.Eq: "=",
+            sp.Ne: "≠",
+            sp.StrictLessThan: "<",
+            sp.LessThan: "≤",
+            sp.StrictGreaterThan: ">",
+            sp.GreaterThan: "≥",
+        }
         for piece in reversed(pieces[:-1]):
             op = ops.get(type(piece.cond))
             if op is None:
@@ -260,12 +310,20 @@ _REAL_NODES: dict[type, Callable[..., str]] = {
     sp.Add: lambda tr, e: "(" + " + ".join(tr.real(a) for a in e.args) + ")",
     sp.Mul: lambda tr, e: "(" + " * ".join(tr.real(a) for a in e.args) + ")",
     sp.Pow: lambda tr, e: tr._pow(e.base, e.exp),
-    sp.exp: _wrapped("(Real.exp {})"), sp.sin: _wrapped("(Real.sin {})"), sp.cos: _wrapped("(Real.cos {})"),
-    sp.tan: _wrapped("(Real.tan {})"), sp.Abs: _wrapped("|{}|"), sp.log: _Translator._log,
-    sp.Min: _Translator._min_max, sp.Max: _Translator._min_max,
-    sp.floor: lambda tr, e: f"(({tr.z(e)} : ℤ) : ℝ)", sp.ceiling: lambda tr, e: f"(({tr.z(e)} : ℤ) : ℝ)",
+    sp.exp: _wrapped("(Real.exp {})"),
+    sp.sin: _wrapped("(Real.sin {})"),
+    sp.cos: _wrapped("(Real.cos {})"),
+    sp.tan: _wrapped("(Real.tan {})"),
+    sp.Abs: _wrapped("|{}|"),
+    sp.log: _Translator._log,
+    sp.Min: _Translator._min_max,
+    sp.Max: _Translator._min_max,
+    sp.floor: lambda tr, e: f"(({tr.z(e)} : ℤ) : ℝ)",
+    sp.ceiling: lambda tr, e: f"(({tr.z(e)} : ℤ) : ℝ)",
     sp.factorial: lambda tr, e: f"((Nat.factorial {tr._natural(e.args[0])} : ℕ) : ℝ)",
-    sp.harmonic: _Translator._harmonic, sp.Sum: _Translator._outer_sum, sp.Piecewise: _Translator._piecewise,
+    sp.harmonic: _Translator._harmonic,
+    sp.Sum: _Translator._outer_sum,
+    sp.Piecewise: _Translator._piecewise,
 }
 
 

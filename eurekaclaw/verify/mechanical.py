@@ -69,17 +69,33 @@ async def run_mechanical_checks(
             if importlib.util.find_spec("cvc5") is not None:
                 jobs.append(asyncio.to_thread(smt_check, claim, timeout_s=smt_timeout, solver="cvc5"))
             else:
-                results.append(CheckResult(checker="cvc5", verdict="no_checker", detail="optional second SMT opinion; the cvc5 Python module is not installed"))
+                results.append(
+                    CheckResult(
+                        checker="cvc5",
+                        verdict="no_checker",
+                        detail="optional second SMT opinion; the cvc5 Python module is not installed",
+                    )
+                )
     if has_proof and system not in FORMAL_CHECKERS:
-        results.append(CheckResult(checker="formal", verdict="error", detail=f"unknown formal_system {system!r} (coq or lean)"))
+        results.append(
+            CheckResult(checker="formal", verdict="error", detail=f"unknown formal_system {system!r} (coq or lean)")
+        )
     elif has_proof and claim is None:
         # The statement a proof is checked against comes from the claim; without one, a proof
         # could prove anything (`1 + 1 = 2`), so it is not evidence of anything.
-        results.append(CheckResult(checker=system, verdict="skipped",
-                                   detail="a formal proof without a claim checks nothing; ignored"))
+        results.append(
+            CheckResult(
+                checker=system, verdict="skipped", detail="a formal proof without a claim checks nothing; ignored"
+            )
+        )
     elif has_proof and not claim_ok:
-        results.append(CheckResult(checker=system, verdict="skipped",
-                                   detail="the claim does not parse, so there is no statement to check the formal proof against"))
+        results.append(
+            CheckResult(
+                checker=system,
+                verdict="skipped",
+                detail="the claim does not parse, so there is no statement to check the formal proof against",
+            )
+        )
     elif has_proof:
         assert claim is not None and formal_proof is not None
         timeout = float(_setting(settings, "formal_timeout_s", 60.0))
@@ -89,8 +105,11 @@ async def run_mechanical_checks(
         else:
             project = _setting(settings, "lean_project_dir", None)
             project_dir = Path(project).expanduser() if project else None
-            jobs.append(asyncio.to_thread(lean_check_claim, claim, formal_proof, helpers=helpers,
-                                          timeout_s=timeout, project_dir=project_dir))
+            jobs.append(
+                asyncio.to_thread(
+                    lean_check_claim, claim, formal_proof, helpers=helpers, timeout_s=timeout, project_dir=project_dir
+                )
+            )
     started = time.monotonic()
     outcomes = await asyncio.gather(*jobs, return_exceptions=True)
     for outcome in outcomes:
@@ -98,11 +117,22 @@ async def run_mechanical_checks(
             results.append(outcome)
         elif isinstance(outcome, BaseException):
             # A checker bug must not pass a lemma or crash the loop: it is an "error" result.
-            results.append(CheckResult(checker="mechanical", verdict="error", detail=f"{type(outcome).__name__}: {outcome}",
-                                       seconds=round(time.monotonic() - started, 3)))
+            results.append(
+                CheckResult(
+                    checker="mechanical",
+                    verdict="error",
+                    detail=f"{type(outcome).__name__}: {outcome}",
+                    seconds=round(time.monotonic() - started, 3),
+                )
+            )
     if not results:
-        results.append(CheckResult(checker="mechanical", verdict="no_checker",
-                                   detail="nothing to check: the lemma has neither a machine-checkable claim nor a formal proof"))
+        results.append(
+            CheckResult(
+                checker="mechanical",
+                verdict="no_checker",
+                detail="nothing to check: the lemma has neither a machine-checkable claim nor a formal proof",
+            )
+        )
     return results
 
 
@@ -116,7 +146,7 @@ def refuted(checks: list[CheckResult]) -> CheckResult | None:
 
 
 def mechanical_level(checks: list[CheckResult]) -> VerificationLevel | None:
-    """"formal" if a proof assistant passed, "smt" if an SMT solver proved the claim, else None.
+    """ "formal" if a proof assistant passed, "smt" if an SMT solver proved the claim, else None.
     None as well whenever the claim was refuted, whatever else passed."""
     if refuted(checks) is not None:
         return None

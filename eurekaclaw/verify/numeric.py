@@ -41,7 +41,9 @@ class _FloatPrinter(SciPyPrinter):
 
 def _float_printer() -> _FloatPrinter:
     # the settings lambdify gives its own default printer (implemented functions need them)
-    return _FloatPrinter({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "user_functions": {}})
+    return _FloatPrinter(
+        {"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "user_functions": {}}
+    )
 
 
 def _to_float(value: Any) -> float:
@@ -109,7 +111,9 @@ def _numeric_rewrite(expr: sp.Expr) -> sp.Expr:
 
 def _numpy_sum(summand: Callable[..., Any]) -> Callable[..., Any]:
     def total(low: Any, high: Any, *free: Any) -> np.ndarray:
-        low_a, high_a, *free_a = np.broadcast_arrays(np.asarray(low, float), np.asarray(high, float), *[np.asarray(f, float) for f in free])
+        low_a, high_a, *free_a = np.broadcast_arrays(
+            np.asarray(low, float), np.asarray(high, float), *[np.asarray(f, float) for f in free]
+        )
         out = np.full(low_a.shape, np.nan)
         ok = np.isfinite(low_a) & np.isfinite(high_a) & (high_a - low_a < MAX_NUMERIC_SUM_TERMS)
         if not ok.any():
@@ -195,7 +199,6 @@ class TooLarge(ArithmeticError):
     about log2|x| extra bits for exp(x) or sin(x): exp(exp(10^6)) needs 1.4 million)."""
 
 
-
 def _huge(value: Any) -> bool:
     try:
         return bool(abs(value) > GUARD_LIMIT)
@@ -234,10 +237,14 @@ class _GuardedMpmathPrinter(MpmathPrinter):
 
 def _mpmath_printer(guarded: bool) -> MpmathPrinter:
     cls = _GuardedMpmathPrinter if guarded else MpmathPrinter
-    return cls({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "user_functions": {}})
+    return cls(
+        {"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "user_functions": {}}
+    )
 
 
-def compile_mpmath(symbols: Sequence[sp.Symbol], exprs: Sequence[sp.Expr], *, guarded: bool = False) -> Callable[..., list[Any]]:
+def compile_mpmath(
+    symbols: Sequence[sp.Symbol], exprs: Sequence[sp.Expr], *, guarded: bool = False
+) -> Callable[..., list[Any]]:
     """mpmath functions of `exprs`. `guarded=True`: exp, trigonometric functions, gamma and
     powers with a variable exponent raise TooLarge instead of computing at arguments beyond
     10^3000 (exact.py probes every point with these before evaluating it)."""

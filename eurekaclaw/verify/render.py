@@ -24,9 +24,42 @@ from eurekaclaw.types.artifacts import Claim
 from eurekaclaw.verify.claims import ParsedClaim, Relation, VarDomain, parse_claim
 
 GREEK = {
-    "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta", "vartheta", "iota", "kappa",
-    "mu", "nu", "xi", "rho", "varrho", "sigma", "tau", "upsilon", "phi", "varphi", "chi", "psi", "omega",
-    "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "varepsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "vartheta",
+    "iota",
+    "kappa",
+    "mu",
+    "nu",
+    "xi",
+    "rho",
+    "varrho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "varphi",
+    "chi",
+    "psi",
+    "omega",
+    "Gamma",
+    "Delta",
+    "Theta",
+    "Lambda",
+    "Xi",
+    "Pi",
+    "Sigma",
+    "Upsilon",
+    "Phi",
+    "Psi",
+    "Omega",
 }
 _LATEX_OPS = {"<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "==": "=", "!=": r"\ne"}
 _PLAIN_OPS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">", "==": "=", "!=": "≠"}
@@ -237,14 +270,26 @@ class _DomainNotation:
 
 
 _LATEX_DOMAIN = _DomainNotation(
-    pair=r"{name} \in \{{{lo}, {hi}\}}", span=r"{name} \in \{{{lo}, \dots, {hi}\}}",
-    int_from=r"{name} \in \mathbb{{Z}}_{{\ge {lo}}}", int_to=r"{name} \in \mathbb{{Z}}_{{\le {hi}}}",
-    integers=r"{name} \in \mathbb{{Z}}", member=r"\in", ge=_LATEX_OPS[">="], le=_LATEX_OPS["<="],
+    pair=r"{name} \in \{{{lo}, {hi}\}}",
+    span=r"{name} \in \{{{lo}, \dots, {hi}\}}",
+    int_from=r"{name} \in \mathbb{{Z}}_{{\ge {lo}}}",
+    int_to=r"{name} \in \mathbb{{Z}}_{{\le {hi}}}",
+    integers=r"{name} \in \mathbb{{Z}}",
+    member=r"\in",
+    ge=_LATEX_OPS[">="],
+    le=_LATEX_OPS["<="],
     reals=r"{name} \in \mathbb{{R}}",
 )
 _PLAIN_DOMAIN = _DomainNotation(
-    pair="{name} ∈ {{{lo}, {hi}}}", span="{name} ∈ {{{lo}, …, {hi}}}", int_from="{name} ≥ {lo} (integer)",
-    int_to="{name} ≤ {hi} (integer)", integers="{name} ∈ ℤ", member="∈", ge="≥", le="≤", reals="{name} ∈ ℝ",
+    pair="{name} ∈ {{{lo}, {hi}}}",
+    span="{name} ∈ {{{lo}, …, {hi}}}",
+    int_from="{name} ≥ {lo} (integer)",
+    int_to="{name} ≤ {hi} (integer)",
+    integers="{name} ∈ ℤ",
+    member="∈",
+    ge="≥",
+    le="≤",
+    reals="{name} ∈ ℝ",
 )
 
 

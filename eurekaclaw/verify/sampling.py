@@ -16,8 +16,32 @@ WIDE = 1e6
 TINY = 1e-9
 MAX_GRID = 6_000
 
-_REAL_SPECIALS = (0.0, 1e-9, 1e-6, 1e-3, 0.01, 0.1, 0.25, 0.5, 0.9, 0.99, 1.0, 1.01, 1.5, 2.0, 2.5, 3.0,
-                  2.718281828459045, 3.141592653589793, 4.0, 5.0, 10.0, 100.0, 1e3, 1e6)
+_REAL_SPECIALS = (
+    0.0,
+    1e-9,
+    1e-6,
+    1e-3,
+    0.01,
+    0.1,
+    0.25,
+    0.5,
+    0.9,
+    0.99,
+    1.0,
+    1.01,
+    1.5,
+    2.0,
+    2.5,
+    3.0,
+    2.718281828459045,
+    3.141592653589793,
+    4.0,
+    5.0,
+    10.0,
+    100.0,
+    1e3,
+    1e6,
+)
 _INT_SPECIALS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 50, 100, 1000, 10**4, 10**6)
 
 
@@ -39,11 +63,19 @@ def random_values(dom: VarDomain, n: int, rng: np.random.Generator) -> np.ndarra
         vals = np.where(pick == 0, lo + near, np.where(pick == 1, hi - near, rng.uniform(lo, hi, n)))
     elif lo is not None or hi is not None:
         anchor, direction = (lo, 1.0) if lo is not None else (float(hi or 0.0), -1.0)
-        offset = np.where(pick == 0, rng.uniform(0, 2, n), np.where(pick == 1, rng.uniform(0, 20, n), _log_uniform(rng, n, TINY, WIDE)))
+        offset = np.where(
+            pick == 0,
+            rng.uniform(0, 2, n),
+            np.where(pick == 1, rng.uniform(0, 20, n), _log_uniform(rng, n, TINY, WIDE)),
+        )
         vals = anchor + direction * offset
     else:
         sign = np.where(rng.random(n) < 0.5, -1.0, 1.0)
-        vals = np.where(pick == 0, rng.uniform(-2, 2, n), np.where(pick == 1, rng.uniform(-20, 20, n), sign * _log_uniform(rng, n, TINY, WIDE)))
+        vals = np.where(
+            pick == 0,
+            rng.uniform(-2, 2, n),
+            np.where(pick == 1, rng.uniform(-20, 20, n), sign * _log_uniform(rng, n, TINY, WIDE)),
+        )
     if dom.kind == "int":
         small = np.abs(rng.integers(-25, 26, n)).astype(float)
         if lo is not None:

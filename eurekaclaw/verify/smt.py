@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from eurekaclaw.line_worker import WorkerPool
-from eurekaclaw.types.artifacts import CheckResult, Claim
+from eurekaclaw.types.artifacts import CheckResult, CheckVerdict, Claim
 from eurekaclaw.verify.claims import ParsedClaim
 from eurekaclaw.verify.exact import evaluate_parsed, parsed_for
 from eurekaclaw.verify.grammar import ClaimError
@@ -82,14 +82,24 @@ def smt_check(claim: Claim, *, timeout_s: float = 10.0, solver: str = "z3") -> C
     except ClaimError as exc:
         return CheckResult(checker=solver, verdict="error", detail=f"claim does not parse: {exc}")
     try:
-        reply = _POOL.request({"claim": claim.model_dump(mode="json"), "timeout_s": timeout_s, "solver": solver}, timeout_s)
+        reply = _POOL.request(
+            {"claim": claim.model_dump(mode="json"), "timeout_s": timeout_s, "solver": solver}, timeout_s
+        )
     except (RuntimeError, OSError) as exc:
-        return CheckResult(checker=solver, verdict="error", detail=str(exc), seconds=round(time.monotonic() - started, 3))
+        return CheckResult(
+            checker=solver, verdict="error", detail=str(exc), seconds=round(time.monotonic() - started, 3)
+        )
     version = reply.get("version") or solver_version(solver)
 
-    def result(verdict: str, detail: str, counterexample: dict[str, Any] | None = None) -> CheckResult:
-        return CheckResult(checker=solver, verdict=verdict, detail=detail, version=version,  # type: ignore[arg-type]
-                           counterexample=counterexample, seconds=round(time.monotonic() - started, 3))
+    def result(verdict: CheckVerdict, detail: str, counterexample: dict[str, Any] | None = None) -> CheckResult:
+        return CheckResult(
+            checker=solver,
+            verdict=verdict,
+            detail=detail,
+            version=version,
+            counterexample=counterexample,
+            seconds=round(time.monotonic() - started, 3),
+        )
 
     return _verdict(reply, parsed, solver, result)
 
@@ -127,11 +137,17 @@ def _proved(reply: dict[str, Any], parsed: ParsedClaim, solver: str, result: _Re
         if ev.holds is False:
             return result("failed", f"counterexample {witness}: {ev.detail}", witness)
         if ev.status not in ("holds", "undecided"):
-            return result("unknown", f"{solver} proved the conclusion from the premises it can express, but could not "
-                                     f"show that the others ({'; '.join(dropped)}) can hold: {ev.detail}")
+            return result(
+                "unknown",
+                f"{solver} proved the conclusion from the premises it can express, but could not "
+                f"show that the others ({'; '.join(dropped)}) can hold: {ev.detail}",
+            )
         form += f"; without the premises {solver} cannot express ({'; '.join(dropped)}), which hold at {witness}"
-    return result("passed", f"{solver} proved it: no point in the domain that satisfies the assumptions "
-                            f"(and where every expression is defined) violates the conclusion{form}")
+    return result(
+        "passed",
+        f"{solver} proved it: no point in the domain that satisfies the assumptions "
+        f"(and where every expression is defined) violates the conclusion{form}",
+    )
 
 
 def _refuted(reply: dict[str, Any], parsed: ParsedClaim, solver: str, result: _Result) -> CheckResult:
@@ -158,8 +174,10 @@ def smt_analyse(claim: Claim, *, timeout_s: float = 5.0, solver: str = "z3") -> 
     # bare conclusion (which may take two: as written and simplified, plus its implication check)
     per_query = max(0.05, timeout_s / (5 + len(claim.variables)))
     try:
-        reply = _POOL.request({"claim": claim.model_dump(mode="json"), "timeout_s": per_query, "solver": solver,
-                               "query": "analyse"}, timeout_s)
+        reply = _POOL.request(
+            {"claim": claim.model_dump(mode="json"), "timeout_s": per_query, "solver": solver, "query": "analyse"},
+            timeout_s,
+        )
     except (RuntimeError, OSError):
         return {}
     if reply.get("status") != "ok":

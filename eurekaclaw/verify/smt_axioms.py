@@ -132,8 +132,14 @@ class Axioms:
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def snapshot(self) -> tuple[int, ...]:
-        return (len(self.logs), len(self.exps), len(self.roots_of_logs), len(self.cpows), len(self.harmonics),
-                len(self.facts))
+        return (
+            len(self.logs),
+            len(self.exps),
+            len(self.roots_of_logs),
+            len(self.cpows),
+            len(self.harmonics),
+            len(self.facts),
+        )
 
     def restore(self, state: tuple[int, ...]) -> None:
         nl, ne, nr, nc, nh, nf = state
@@ -222,6 +228,7 @@ class Axioms:
 
         def mirror(t: Any) -> Any:  # 6 * (1 - t + t²/2 - t³/6) / 6, kept polynomial
             return (six - six * t + self.val(3) * t * t - t * t * t) / six
+
         for term in self.logs:
             t, L, g = term.arg, term.var, term.guard
             out += [
@@ -259,11 +266,21 @@ class Axioms:
             for lg in self.logs:
                 u, E, t, L = e.arg, e.var, lg.arg, lg.var
                 # exp(log t) = t and exp(-log t) = 1/t, with exp increasing on either side
-                out.append(zz.Implies(lg.guard, zz.And(
-                    zz.Implies(u == L, E == t), zz.Implies(u <= L, E <= t), zz.Implies(u >= L, E >= t),
-                    zz.Implies(u < L, E < t), zz.Implies(u > L, E > t),
-                    zz.Implies(u == -L, E * t == one), zz.Implies(u <= -L, E * t <= one),
-                    zz.Implies(u >= -L, E * t >= one))))
+                out.append(
+                    zz.Implies(
+                        lg.guard,
+                        zz.And(
+                            zz.Implies(u == L, E == t),
+                            zz.Implies(u <= L, E <= t),
+                            zz.Implies(u >= L, E >= t),
+                            zz.Implies(u < L, E < t),
+                            zz.Implies(u > L, E > t),
+                            zz.Implies(u == -L, E * t == one),
+                            zz.Implies(u <= -L, E * t <= one),
+                            zz.Implies(u >= -L, E * t >= one),
+                        ),
+                    )
+                )
                 out.append(zz.Implies(t == E, L == u))
         out += self._power_shifts()
         out += self._harmonic_axioms()
@@ -273,9 +290,12 @@ class Axioms:
         zz = self.zz
         out = []
         for i, a in enumerate(terms):
-            for b in terms[i + 1:]:
-                facts = zz.And(zz.Implies(a.arg < b.arg, a.var < b.var), zz.Implies(b.arg < a.arg, b.var < a.var),
-                               zz.Implies(a.arg == b.arg, a.var == b.var))
+            for b in terms[i + 1 :]:
+                facts = zz.And(
+                    zz.Implies(a.arg < b.arg, a.var < b.var),
+                    zz.Implies(b.arg < a.arg, b.var < a.var),
+                    zz.Implies(a.arg == b.arg, a.var == b.var),
+                )
                 guards = [g for g in (a.guard, b.guard) if g is not None]
                 out.append(zz.Implies(zz.And(*guards), facts) if guards else facts)
         return out
@@ -283,7 +303,7 @@ class Axioms:
     def _power_shifts(self) -> list[Any]:
         out = []
         for i, (c1, e1, v1) in enumerate(self.cpows):
-            for c2, e2, v2 in self.cpows[i + 1:]:
+            for c2, e2, v2 in self.cpows[i + 1 :]:
                 if c1 != c2:
                     continue
                 d = sp.simplify(sp.expand(e1 - e2))
@@ -298,8 +318,12 @@ class Axioms:
         for h in self.harmonics:
             n, H, m = h.n, h.var, h.m
             g, pos = n >= zero, n >= one
-            out += [zz.Implies(n == zero, H == zero), zz.Implies(g, H >= zero), zz.Implies(pos, H >= one),
-                    zz.Implies(g, H <= n)]
+            out += [
+                zz.Implies(n == zero, H == zero),
+                zz.Implies(g, H >= zero),
+                zz.Implies(pos, H >= one),
+                zz.Implies(g, H <= n),
+            ]
             if m == 1:
                 out += [zz.Implies(g, H >= h.log_n1), zz.Implies(pos, H <= one + h.log_n)]
             elif m > 1:
@@ -309,18 +333,32 @@ class Axioms:
                     # ζ(2) = pi²/6; the tail Σ_{k>n} 1/k² lies between 1/(n + 1) and 1/n
                     pi = self.constant("pi")
                     z2 = pi * pi / self.val(6)
-                    out += [zz.Implies(g, H * (n + one) <= z2 * (n + one) - one),
-                            zz.Implies(pos, H * n >= z2 * n - one)]
+                    out += [
+                        zz.Implies(g, H * (n + one) <= z2 * (n + one) - one),
+                        zz.Implies(pos, H * n >= z2 * n - one),
+                    ]
                 else:
                     out.append(zz.Implies(pos, H <= self.val(zeta_upper(m))))
         for i, a in enumerate(self.harmonics):
-            for b in self.harmonics[i + 1:]:
+            for b in self.harmonics[i + 1 :]:
                 if a.m != b.m:
                     continue
                 guard = zz.And(a.n >= zero, b.n >= zero)
-                out.append(zz.Implies(guard, zz.And(zz.Implies(a.n < b.n, a.var < b.var), zz.Implies(b.n < a.n, b.var < a.var),
-                                                    zz.Implies(a.n == b.n, a.var == b.var))))
+                out.append(
+                    zz.Implies(
+                        guard,
+                        zz.And(
+                            zz.Implies(a.n < b.n, a.var < b.var),
+                            zz.Implies(b.n < a.n, b.var < a.var),
+                            zz.Implies(a.n == b.n, a.var == b.var),
+                        ),
+                    )
+                )
                 if a.m == 1:
-                    out.append(zz.Implies(zz.And(guard, b.n == a.n + one), b.var * (a.n + one) == a.var * (a.n + one) + one))
-                    out.append(zz.Implies(zz.And(guard, a.n == b.n + one), a.var * (b.n + one) == b.var * (b.n + one) + one))
+                    out.append(
+                        zz.Implies(zz.And(guard, b.n == a.n + one), b.var * (a.n + one) == a.var * (a.n + one) + one)
+                    )
+                    out.append(
+                        zz.Implies(zz.And(guard, a.n == b.n + one), a.var * (b.n + one) == b.var * (b.n + one) + one)
+                    )
         return out

@@ -118,7 +118,7 @@ def harmonic(tr: Translator, e: sp.harmonic) -> Any:
 
 def power_sum(tr: Translator, e: sp.Sum) -> Any:
     """Σ_{k=1}^{N} c*k^p that sympy left unclosed: bounded by integrals (k^p is monotonic)."""
-    (k, low, high), = e.limits
+    ((k, low, high),) = e.limits
     summand = evaluated(e.function)
     coeff, rest = summand.as_coeff_Mul()
     p = sp.Integer(1) if rest == k else (rest.exp if isinstance(rest, sp.Pow) and rest.base == k else None)

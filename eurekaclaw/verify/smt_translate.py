@@ -38,8 +38,9 @@ class Translator:
     """`simplified=True` translates sympy's evaluated form of every relation instead of the
     form as written; `bare=True` drops the domains' bounds (kinds stay: integers stay Int)."""
 
-    def __init__(self, zz: Any, parsed: ParsedClaim, *, simplified: bool = False, bare: bool = False,
-                 relax_ints: bool = False) -> None:
+    def __init__(
+        self, zz: Any, parsed: ParsedClaim, *, simplified: bool = False, bare: bool = False, relax_ints: bool = False
+    ) -> None:
         self.zz = zz
         self.parsed = parsed
         self.simplified = simplified
@@ -259,9 +260,19 @@ class Translator:
 
     # sympy node class -> its translation (anything not here is untranslatable)
     _NODES: dict[type, Callable[..., Any]] = {
-        sp.Add: _add, sp.Mul: _mul, sp.Pow: _pow, sp.Abs: _abs, sp.Min: _min_max, sp.Max: _min_max,
-        sp.log: smt_terms.log, sp.exp: smt_terms.exp, sp.Piecewise: _piecewise,
-        sp.harmonic: smt_terms.harmonic, sp.Sum: smt_terms.power_sum, sp.floor: _floor, sp.ceiling: _ceiling,
+        sp.Add: _add,
+        sp.Mul: _mul,
+        sp.Pow: _pow,
+        sp.Abs: _abs,
+        sp.Min: _min_max,
+        sp.Max: _min_max,
+        sp.log: smt_terms.log,
+        sp.exp: smt_terms.exp,
+        sp.Piecewise: _piecewise,
+        sp.harmonic: smt_terms.harmonic,
+        sp.Sum: smt_terms.power_sum,
+        sp.floor: _floor,
+        sp.ceiling: _ceiling,
     }
 
     # -- relations and the query ------------------------------------------------------------------
@@ -269,7 +280,9 @@ class Translator:
         if self.simplified:
             rel = rel.simplified
         lhs, rhs = self.expr(rel.lhs), self.expr(rel.rhs)
-        return {"<=": lhs <= rhs, "<": lhs < rhs, ">=": lhs >= rhs, ">": lhs > rhs, "==": lhs == rhs, "!=": lhs != rhs}[rel.op]
+        return {"<=": lhs <= rhs, "<": lhs < rhs, ">=": lhs >= rhs, ">": lhs > rhs, "==": lhs == rhs, "!=": lhs != rhs}[
+            rel.op
+        ]
 
     def domains(self) -> list[Any]:
         out: list[Any] = []

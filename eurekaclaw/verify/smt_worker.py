@@ -144,7 +144,9 @@ def prove(zz: Any, solver_name: str, parsed: Any, timeout_ms: int) -> dict[str, 
     return answer
 
 
-def _prove(zz: Any, solver_name: str, parsed: Any, first_ms: int, budget: _Budget, *, relax_ints: bool) -> dict[str, Any]:
+def _prove(
+    zz: Any, solver_name: str, parsed: Any, first_ms: int, budget: _Budget, *, relax_ints: bool
+) -> dict[str, Any]:
     from eurekaclaw.verify.smt_translate import Untranslatable
 
     try:
@@ -161,14 +163,19 @@ def _prove(zz: Any, solver_name: str, parsed: Any, first_ms: int, budget: _Budge
         if not _implied(zz, solver_name, timeout_ms, premises, tr, needs):
             # The translation is only defined on part of the claim's domain (sympy rewrote
             # sqrt(x*y) as sqrt(x)*sqrt(y), say): unsat there proves nothing about the rest.
-            return {"status": "unknown",
-                    "reason": f"the translation of {form} is defined on less than the claim's domain, so unsat proves nothing"}
+            return {
+                "status": "unknown",
+                "reason": f"the translation of {form} is defined on less than the claim's domain, so unsat proves nothing",
+            }
         # A claim whose premises are contradictory is vacuously true; say so instead of "proved".
         vacuity = _solver(zz, solver_name, timeout_ms)
         vacuity.add(*premises, *tr.defs, *needs)
         verdict = vacuity.check()
         if verdict == zz.unsat:
-            return {"status": "vacuous", "reason": "the domains, assumptions and definedness conditions are contradictory"}
+            return {
+                "status": "vacuous",
+                "reason": "the domains, assumptions and definedness conditions are contradictory",
+            }
         if tr.dropped:
             # Proved from the premises z3 can express; a point where the others hold too must
             # show the claim is not vacuous. The parent re-checks this witness exactly.
@@ -249,7 +256,13 @@ def _reply(answer: dict[str, Any]) -> str:
     try:
         return json.dumps(answer)
     except ValueError:  # a model integer beyond Python's 4,300-digit printing limit
-        return json.dumps({"status": "unknown", "reason": "the solver's model is too large to pass on", "version": answer.get("version")})
+        return json.dumps(
+            {
+                "status": "unknown",
+                "reason": "the solver's model is too large to pass on",
+                "version": answer.get("version"),
+            }
+        )
 
 
 if __name__ == "__main__":

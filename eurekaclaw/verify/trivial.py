@@ -60,8 +60,10 @@ def _flags(claim: Claim, reference: Claim | None, timeout_s: float) -> list[str]
     # as written: a sum that sympy replaced by its closed form still counts as a sum
     constant = _no_variable(parse_claim(claim, display=True))
     if constant is not None:
-        flags.append(f"after simplification the conclusion involves no variable (it reads {constant}): "
-                     "it is a statement about numbers, not about the lemma's quantities")
+        flags.append(
+            f"after simplification the conclusion involves no variable (it reads {constant}): "
+            "it is a statement about numbers, not about the lemma's quantities"
+        )
     flags += _restated(parsed)
     ranges = _ranges(parsed)
     empty = [n for n, r in ranges.items() if r.empty]
@@ -71,12 +73,16 @@ def _flags(claim: Claim, reference: Claim | None, timeout_s: float) -> list[str]
         flags += _narrowed(ranges, reference)
     solver = _solver_facts(claim, timeout_s) if parsed.symbols and not empty else {}
     if solver.get("vacuous"):
-        flags.append("the domains, assumptions and definedness conditions cannot all hold (a solver proved them "
-                     "contradictory): the claim is vacuously true")
+        flags.append(
+            "the domains, assumptions and definedness conditions cannot all hold (a solver proved them "
+            "contradictory): the claim is vacuously true"
+        )
     pinned = solver.get("pinned") or _pinned_by_ranges(ranges)
     if pinned and not solver.get("vacuous"):
-        flags.append(f"the domains and assumptions fix every variable to a single value ({', '.join(pinned)}): "
-                     "the claim is a statement about one point")
+        flags.append(
+            f"the domains and assumptions fix every variable to a single value ({', '.join(pinned)}): "
+            "the claim is a statement about one point"
+        )
     return flags
 
 
@@ -154,9 +160,21 @@ def _domain_facts(parsed: ParsedClaim) -> list[_Fact]:
     for name, dom in parsed.domains.items():
         x = parsed.symbols[name]
         if dom.lo is not None:
-            facts.append(_Fact(">" if dom.lo_open else ">=", x - dom.lo, f"the domain of {name} ({name} {'>' if dom.lo_open else '≥'} {dom.lo})"))
+            facts.append(
+                _Fact(
+                    ">" if dom.lo_open else ">=",
+                    x - dom.lo,
+                    f"the domain of {name} ({name} {'>' if dom.lo_open else '≥'} {dom.lo})",
+                )
+            )
         if dom.hi is not None:
-            facts.append(_Fact(">" if dom.hi_open else ">=", dom.hi - x, f"the domain of {name} ({name} {'<' if dom.hi_open else '≤'} {dom.hi})"))
+            facts.append(
+                _Fact(
+                    ">" if dom.hi_open else ">=",
+                    dom.hi - x,
+                    f"the domain of {name} ({name} {'<' if dom.hi_open else '≤'} {dom.hi})",
+                )
+            )
     return facts
 
 
@@ -198,8 +216,14 @@ class _Range:
         """Whether every value `other` allows is allowed here."""
         if other.kind == "real" and self.kind == "int":
             return False
-        lo_ok = self.lo is None or (other.lo is not None and (other.lo > self.lo or (other.lo == self.lo and (other.lo_open or not self.lo_open))))
-        hi_ok = self.hi is None or (other.hi is not None and (other.hi < self.hi or (other.hi == self.hi and (other.hi_open or not self.hi_open))))
+        lo_ok = self.lo is None or (
+            other.lo is not None
+            and (other.lo > self.lo or (other.lo == self.lo and (other.lo_open or not self.lo_open)))
+        )
+        hi_ok = self.hi is None or (
+            other.hi is not None
+            and (other.hi < self.hi or (other.hi == self.hi and (other.hi_open or not self.hi_open)))
+        )
         return bool(lo_ok and hi_ok)
 
     def describe(self) -> str:
@@ -210,7 +234,9 @@ class _Range:
         return f"{'integers in ' if self.kind == 'int' else ''}{left}{lo}, {hi}{right}"
 
 
-def _tighten(r: _Range, lo: sp.Expr | None = None, lo_open: bool = False, hi: sp.Expr | None = None, hi_open: bool = False) -> _Range:
+def _tighten(
+    r: _Range, lo: sp.Expr | None = None, lo_open: bool = False, hi: sp.Expr | None = None, hi_open: bool = False
+) -> _Range:
     if lo is not None and (r.lo is None or lo > r.lo or (lo == r.lo and lo_open)):
         r = _Range(r.kind, lo, r.hi, lo_open, r.hi_open)
     if hi is not None and (r.hi is None or hi < r.hi or (hi == r.hi and hi_open)):
@@ -259,8 +285,10 @@ def _narrowed(ranges: dict[str, _Range], reference: Claim) -> list[str]:
     for name, here in ranges.items():
         there = ref_ranges.get(name)
         if there is not None and not here.covers(there):
-            flags.append(f"{name} ranges over {here.describe()} here but over {there.describe()} in the main theorem: "
-                         "the claim's domain or assumptions shrink the variable's range below the one the theorem states")
+            flags.append(
+                f"{name} ranges over {here.describe()} here but over {there.describe()} in the main theorem: "
+                "the claim's domain or assumptions shrink the variable's range below the one the theorem states"
+            )
     return flags
 
 

@@ -61,8 +61,8 @@ def respond(request: Any) -> Any:
     if request.role in ("prover", "refiner"):
         proof = (
             r"Since $x^2 - 2x + 1 = (x-1)^2$ for every real $x$, Lemma~\ref{lem:L1} gives the inequality."
-            if request.lemma_id == "T" else
-            "A square of a real number is non-negative, and $x - 1$ is a real number."
+            if request.lemma_id == "T"
+            else "A square of a real number is non-negative, and $x - 1$ is a real number."
         )
         return {"proof": proof, "self_assessment": {"confidence": 0.9, "gaps": [], "weakest_step": "none"}}
     if request.role == "verifier":

@@ -28,8 +28,19 @@ CARELESS = HERE / "careless_responder.py"
 def test_a_careless_model_cannot_get_a_false_theorem_proved(tmp_path: Path) -> None:
     require_tool("coqc")
     home, out = tmp_path / "home", tmp_path / "out"
-    proc = cli("prove", STATEMENT, "--domain", "mab", "--llm", f"scripted:{CARELESS}", "--json", "-o", str(out),
-               home=home, cwd=tmp_path)
+    proc = cli(
+        "prove",
+        STATEMENT,
+        "--domain",
+        "mab",
+        "--llm",
+        f"scripted:{CARELESS}",
+        "--json",
+        "-o",
+        str(out),
+        home=home,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 1, proc.stderr  # partial: the theorem is not proved
     assert "Traceback" not in proc.stderr
     result = json.loads(proc.stdout)

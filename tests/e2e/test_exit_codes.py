@@ -25,8 +25,16 @@ def _fake_tex(bin_dir: Path) -> None:
 def test_tex_without_a_pdf_is_partial_with_exit_1(tmp_path: Path) -> None:
     fake = tmp_path / "fakebin"
     _fake_tex(fake)
-    proc = cli("prove", STATEMENT, "--llm", f"scripted:{RESPONDER}", "--json", home=tmp_path / "home", cwd=tmp_path,
-               PATH=f"{fake}{os.pathsep}{os.environ.get('PATH', '')}")
+    proc = cli(
+        "prove",
+        STATEMENT,
+        "--llm",
+        f"scripted:{RESPONDER}",
+        "--json",
+        home=tmp_path / "home",
+        cwd=tmp_path,
+        PATH=f"{fake}{os.pathsep}{os.environ.get('PATH', '')}",
+    )
     assert proc.returncode == 1, proc.stderr
     result = json.loads(proc.stdout)
     assert result["theory_status"] == "proved"
@@ -37,8 +45,16 @@ def test_tex_without_a_pdf_is_partial_with_exit_1(tmp_path: Path) -> None:
 def test_no_tex_at_all_is_completed_with_a_note(tmp_path: Path) -> None:
     empty = tmp_path / "nobin"
     empty.mkdir()
-    proc = cli("prove", STATEMENT, "--llm", f"scripted:{RESPONDER}", "--json", home=tmp_path / "home", cwd=tmp_path,
-               PATH=str(empty))
+    proc = cli(
+        "prove",
+        STATEMENT,
+        "--llm",
+        f"scripted:{RESPONDER}",
+        "--json",
+        home=tmp_path / "home",
+        cwd=tmp_path,
+        PATH=str(empty),
+    )
     result = json.loads(proc.stdout)
     assert proc.returncode == 0, proc.stderr
     assert result["status"] == "completed"

@@ -36,7 +36,11 @@ def test_quick_start_runs_every_stage_offline_on_the_local_model(tmp_path: Path)
     started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "eurekaclaw", "prove", QUICKSTART, "--json", "-o", str(tmp_path / "results")],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=20 * 60,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=20 * 60,
     )
     wall = time.monotonic() - started
     assert proc.returncode in (0, 1), proc.stderr
@@ -75,5 +79,7 @@ def test_quick_start_runs_every_stage_offline_on_the_local_model(tmp_path: Path)
     assert usage["calls"] == len(answered) > 0
     assert usage["cost_usd"] == 0.0
     (tmp_path / "timing.json").write_text(json.dumps({"wall_s": wall, "calls": usage["calls"]}))
-    print(f"quick start: {wall:.0f} s wall, {usage['calls']} calls, "
-          f"{usage['total']['input_tokens']} prompt / {usage['total']['output_tokens']} reply tokens")
+    print(
+        f"quick start: {wall:.0f} s wall, {usage['calls']} calls, "
+        f"{usage['total']['input_tokens']} prompt / {usage['total']['output_tokens']} reply tokens"
+    )

@@ -22,8 +22,14 @@ MECHANICAL = {"formal", "smt"}
 
 
 def _run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
-    proc = subprocess.run([sys.executable, "-m", "eurekaclaw", *args, "--json"], capture_output=True, text=True,
-                          env=cli_env(tmp_path / "home"), cwd=tmp_path, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "eurekaclaw", *args, "--json"],
+        capture_output=True,
+        text=True,
+        env=cli_env(tmp_path / "home"),
+        cwd=tmp_path,
+        timeout=600,
+    )
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr[-2000:]
     return proc, json.loads(proc.stdout)
 
@@ -39,8 +45,9 @@ def _check_shape(proc: subprocess.CompletedProcess, result: dict) -> None:
 def test_a_false_statement_is_never_proved_whatever_the_replies(tmp_path: Path) -> None:
     reached_theory = 0
     for seed in range(1, 9):
-        proc, result = _run(tmp_path, "prove", FALSE_STATEMENT, "--llm", f"schema:{seed}",
-                            "-o", str(tmp_path / f"out{seed}"))
+        proc, result = _run(
+            tmp_path, "prove", FALSE_STATEMENT, "--llm", f"schema:{seed}", "-o", str(tmp_path / f"out{seed}")
+        )
         _check_shape(proc, result)
         assert result["theory_status"] != "proved", (seed, result.get("status_reason"))
         assert result["status"] != "completed" or result["theory_status"] in {"refuted", "contradicted"}
@@ -51,8 +58,9 @@ def test_a_false_statement_is_never_proved_whatever_the_replies(tmp_path: Path) 
 
 def test_a_true_statement_is_proved_only_by_a_machine(tmp_path: Path) -> None:
     for seed in range(1, 5):
-        proc, result = _run(tmp_path, "prove", TRUE_STATEMENT, "--llm", f"schema:{seed}",
-                            "-o", str(tmp_path / f"out{seed}"))
+        proc, result = _run(
+            tmp_path, "prove", TRUE_STATEMENT, "--llm", f"schema:{seed}", "-o", str(tmp_path / f"out{seed}")
+        )
         _check_shape(proc, result)
         if result["theory_status"] == "proved":
             # the test model's reviews are not evidence: only Z3 or Coq can have carried it
@@ -60,7 +68,14 @@ def test_a_true_statement_is_proved_only_by_a_machine(tmp_path: Path) -> None:
 
 
 def test_explore_with_shapeless_content_fails_in_the_survey_cleanly(tmp_path: Path) -> None:
-    proc, result = _run(tmp_path, "explore", "regret bounds for stochastic multi-armed bandits",
-                        "--llm", "schema:1", "-o", str(tmp_path / "out"))
+    proc, result = _run(
+        tmp_path,
+        "explore",
+        "regret bounds for stochastic multi-armed bandits",
+        "--llm",
+        "schema:1",
+        "-o",
+        str(tmp_path / "out"),
+    )
     _check_shape(proc, result)
     assert result["theory_status"] != "proved"

@@ -33,7 +33,11 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
 def cli(*args: str, home: Path, cwd: Path, **extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "eurekaclaw", *args],
-        capture_output=True, text=True, env=cli_env(home, **extra), cwd=cwd, timeout=600,
+        capture_output=True,
+        text=True,
+        env=cli_env(home, **extra),
+        cwd=cwd,
+        timeout=600,
     )
 
 
@@ -68,7 +72,9 @@ def test_a_proved_session_end_to_end(tmp_path: Path) -> None:
     assert set(usage["by_stage"]) >= {"formalize", "theory"}
 
     # the evaluation can be recomputed from the saved session, and the session is listed
-    ev = cli("eval-session", result["session_id"][:8], "--llm", f"scripted:{RESPONDER}", "--json", home=home, cwd=tmp_path)
+    ev = cli(
+        "eval-session", result["session_id"][:8], "--llm", f"scripted:{RESPONDER}", "--json", home=home, cwd=tmp_path
+    )
     assert ev.returncode == 0, ev.stderr
     assert json.loads(ev.stdout)["total"] == pytest.approx(read_json(out / "eval_report.json")["total"], abs=1e-6)
     listed = json.loads(cli("sessions", "--json", home=home, cwd=tmp_path).stdout)
@@ -76,8 +82,17 @@ def test_a_proved_session_end_to_end(tmp_path: Path) -> None:
     assert listed[0]["theory_status"] == "proved"
 
     # the run can be replayed from its log, reaching the same proofs with no model at all
-    replay = cli("prove", STATEMENT, "--llm", f"replay:{result['session_id']}", "--json", "-o", str(tmp_path / "out2"),
-                 home=home, cwd=tmp_path)
+    replay = cli(
+        "prove",
+        STATEMENT,
+        "--llm",
+        f"replay:{result['session_id']}",
+        "--json",
+        "-o",
+        str(tmp_path / "out2"),
+        home=home,
+        cwd=tmp_path,
+    )
     assert replay.returncode == 0, replay.stderr
     replayed = read_json(Path(json.loads(replay.stdout)["session_dir"]) / "theory_state.json")
     assert {k: v["proof"] for k, v in replayed["proven_lemmas"].items()} == {
@@ -87,8 +102,18 @@ def test_a_proved_session_end_to_end(tmp_path: Path) -> None:
 
 def test_a_model_that_answers_garbage_never_yields_proved(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    proc = cli("prove", STATEMENT, "--llm", f"scripted:{RESPONDER}", "--json", "-o", str(tmp_path / "out"),
-               home=home, cwd=tmp_path, DEMO_GARBAGE="1")
+    proc = cli(
+        "prove",
+        STATEMENT,
+        "--llm",
+        f"scripted:{RESPONDER}",
+        "--json",
+        "-o",
+        str(tmp_path / "out"),
+        home=home,
+        cwd=tmp_path,
+        DEMO_GARBAGE="1",
+    )
     assert proc.returncode == 1, proc.stderr  # partial
     assert "Traceback" not in proc.stderr
     result = json.loads(proc.stdout)
@@ -107,8 +132,21 @@ def test_kill_during_theory_then_resume_from_the_cli(tmp_path: Path) -> None:
     home = tmp_path / "home"
     env = cli_env(home, DEMO_DELAY_S="0.4")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "eurekaclaw", "prove", STATEMENT, "--llm", f"scripted:{RESPONDER}", "-o", str(tmp_path / "o")],
-        env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "eurekaclaw",
+            "prove",
+            STATEMENT,
+            "--llm",
+            f"scripted:{RESPONDER}",
+            "-o",
+            str(tmp_path / "o"),
+        ],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 120
     session_dir = None
@@ -143,8 +181,15 @@ def test_human_gate_stops_on_no_and_continues_on_end_of_input(tmp_path: Path) ->
     home = tmp_path / "home"
     args = ["-m", "eurekaclaw", "prove", STATEMENT, "--llm", f"scripted:{RESPONDER}", "--gate", "human", "--json"]
     # answer yes once (before formalize), then no (before theory)
-    proc = subprocess.run([sys.executable, *args, "-o", str(tmp_path / "a")], input="y\nn\n", capture_output=True,
-                          text=True, env=cli_env(home), cwd=tmp_path, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, *args, "-o", str(tmp_path / "a")],
+        input="y\nn\n",
+        capture_output=True,
+        text=True,
+        env=cli_env(home),
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert proc.returncode == 130, proc.stderr
     assert "resume" in proc.stderr
     listed = json.loads(cli("sessions", "--json", home=home, cwd=tmp_path).stdout)
@@ -155,8 +200,22 @@ def test_human_gate_stops_on_no_and_continues_on_end_of_input(tmp_path: Path) ->
 
     # with no more input, every gate counts as "continue"
     resumed = subprocess.run(
-        [sys.executable, "-m", "eurekaclaw", "resume", listed[0]["session_id"], "--llm", f"scripted:{RESPONDER}", "--json"],
-        input="", capture_output=True, text=True, env=cli_env(home, GATE_MODE="human"), cwd=tmp_path, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "eurekaclaw",
+            "resume",
+            listed[0]["session_id"],
+            "--llm",
+            f"scripted:{RESPONDER}",
+            "--json",
+        ],
+        input="",
+        capture_output=True,
+        text=True,
+        env=cli_env(home, GATE_MODE="human"),
+        cwd=tmp_path,
+        timeout=300,
     )
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["theory_status"] == "proved"

@@ -57,8 +57,9 @@ def server(isolated_home: Path, monkeypatch: pytest.MonkeyPatch):
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     token = new_token()
-    config = uvicorn.Config(create_app(token, allowed_hosts("127.0.0.1", port)), log_level="warning",
-                            timeout_graceful_shutdown=1)
+    config = uvicorn.Config(
+        create_app(token, allowed_hosts("127.0.0.1", port)), log_level="warning", timeout_graceful_shutdown=1
+    )
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
@@ -76,8 +77,9 @@ def chromium_page():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, headless=True,
-                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        browser = pw.chromium.launch(
+            executable_path=executable, headless=True, args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+        )
         try:
             yield browser, browser.new_page(viewport={"width": 1280, "height": 900})
         finally:
@@ -117,7 +119,9 @@ def test_launch_watch_gate_paper_in_chromium(server, shots: Path) -> None:
                 "(last) => { const g = document.getElementById('gate');"
                 " const s = document.getElementById('summary');"
                 " return (g && g.dataset.asked !== last) || (s && s.dataset.running === 'no'); }",
-                arg=last, timeout=240_000)
+                arg=last,
+                timeout=240_000,
+            )
             gate = page.locator("#gate")
             if gate.count() == 0:
                 break

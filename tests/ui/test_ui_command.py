@@ -23,8 +23,14 @@ def start(home: Path, *args: str, env_extra: dict[str, str] | None = None) -> su
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_COMPAT_", "LLM_BACKEND"))}
     env.update({"EUREKACLAW_DIR": str(home), "PYTHONPATH": str(ROOT), "COLUMNS": "300", "NO_COLOR": "1"})
     env.update(env_extra or {})
-    return subprocess.Popen([sys.executable, "-m", "eurekaclaw", "ui", *args], env=env, cwd=home,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "eurekaclaw", "ui", *args],
+        env=env,
+        cwd=home,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_the_printed_url_opens_the_app_and_ctrl_c_stops_it(tmp_path: Path) -> None:
@@ -71,8 +77,12 @@ def test_ctrl_c_pauses_the_runs_the_server_started(tmp_path: Path) -> None:
 
     from eurekaclaw.store.session import SessionDir, Workspace
 
-    proc = start(tmp_path, "--port", "0", env_extra={"LLM_BACKEND": f"scripted:{RESPONDER}",
-                                                     "EUREKACLAW_OFFLINE": "1", "DEMO_DELAY_S": "0.3"})
+    proc = start(
+        tmp_path,
+        "--port",
+        "0",
+        env_extra={"LLM_BACKEND": f"scripted:{RESPONDER}", "EUREKACLAW_OFFLINE": "1", "DEMO_DELAY_S": "0.3"},
+    )
     try:
         match = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=(\S+)", proc.stderr.readline())
         assert match
@@ -85,8 +95,10 @@ def test_ctrl_c_pauses_the_runs_the_server_started(tmp_path: Path) -> None:
             assert r.status_code == 303, r.text[:300]
             sid = r.headers["location"].rsplit("/", 1)[1]
         session = SessionDir(Workspace(tmp_path).runs_dir / sid)
-        wait_for(lambda: any(e.get("kind") == "stage" and e.get("name") == "formalize" for e in session.events()),
-                 what="the formalize stage")
+        wait_for(
+            lambda: any(e.get("kind") == "stage" and e.get("name") == "formalize" for e in session.events()),
+            what="the formalize stage",
+        )
     finally:
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=120)

@@ -22,8 +22,9 @@ from eurekaclaw.ui.security import allowed_hosts, cookie_name, csrf_token  # noq
 
 
 def authed() -> TestClient:
-    c = TestClient(create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}",
-                   follow_redirects=False)
+    c = TestClient(
+        create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}", follow_redirects=False
+    )
     c.cookies.set(cookie_name(TOKEN), TOKEN)
     return c
 
@@ -44,8 +45,9 @@ def test_ask_and_revise_from_the_page(isolated_home: Path, monkeypatch: pytest.M
     assert "Coq" not in answer  # the overclaim is not shown as the answer
     assert "not at level formal" in page  # and the correction from the records is
 
-    r = c.post(f"/sessions/{sid}/review", data={"feedback": "Say plainly how L2 was checked.",
-                                                "csrf": csrf_token(TOKEN)})
+    r = c.post(
+        f"/sessions/{sid}/review", data={"feedback": "Say plainly how L2 was checked.", "csrf": csrf_token(TOKEN)}
+    )
     assert r.status_code == 303, r.text[:400]
     page = c.get(f"/sessions/{sid}/review").text
     assert "paper version 2" in page and "Say plainly how L2 was checked." in page

@@ -19,16 +19,18 @@ A, B = "aaaaaaaaaaaa", "bbbbbbbbbbbb"
 
 
 def authed() -> TestClient:
-    c = TestClient(create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}",
-                   follow_redirects=False)
+    c = TestClient(
+        create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}", follow_redirects=False
+    )
     c.cookies.set(cookie_name(TOKEN), TOKEN)
     return c
 
 
 def test_sessions_list_shows_status_level_cost_and_filters(isolated_home: Path) -> None:
     make_session(isolated_home, A)
-    make_session(isolated_home, B, statement="UCB1 regret bound", status="partial", theory_status="refuted",
-                 cost_known=False)
+    make_session(
+        isolated_home, B, statement="UCB1 regret bound", status="partial", theory_status="refuted", cost_known=False
+    )
     c = authed()
     page = c.get("/").text
     assert A in page and B in page and "UCB1 regret bound" in page
@@ -85,7 +87,9 @@ def test_events_stream_replays_the_log_with_ids_and_resumes_after_last_event_id(
     assert [d["kind"] for d in datas] == ["session_started", "stage", "session_stopped"]
     assert ids == [1, 2, 3]
     later = c.get(f"/sessions/{A}/events", headers={"last-event-id": "2"}).text
-    assert [json.loads(line[6:])["kind"] for line in later.splitlines() if line.startswith("data: ")] == ["session_stopped"]
+    assert [json.loads(line[6:])["kind"] for line in later.splitlines() if line.startswith("data: ")] == [
+        "session_stopped"
+    ]
 
 
 def test_paper_page_renders_markdown_safely_and_serves_the_pdf_inline(isolated_home: Path) -> None:
@@ -236,11 +240,24 @@ def test_experiment_curves_and_bound_checks_are_drawn(isolated_home: Path) -> No
     session = make_session(isolated_home, A)
     fixtures = Path(__file__).resolve().parents[1] / "fixtures" / "writer"
     shutil.copy(fixtures / "regret.csv", session.path / "regret_curves.csv")
-    atomic_write_json(session.file("experiment_result.json"), {
-        "status": "completed", "plot_csv": "regret_curves.csv",
-        "bound_checks": [{"name": "ucb1_gap_free", "horizon": 1000, "empirical_mean": 30.0, "std_error": 1.0,
-                          "theoretical": 25.0, "held": False}],
-        "violations": ["ucb1_gap_free violated at T=1000"]})
+    atomic_write_json(
+        session.file("experiment_result.json"),
+        {
+            "status": "completed",
+            "plot_csv": "regret_curves.csv",
+            "bound_checks": [
+                {
+                    "name": "ucb1_gap_free",
+                    "horizon": 1000,
+                    "empirical_mean": 30.0,
+                    "std_error": 1.0,
+                    "theoretical": 25.0,
+                    "held": False,
+                }
+            ],
+            "violations": ["ucb1_gap_free violated at T=1000"],
+        },
+    )
     page = authed().get(f"/sessions/{A}").text
     assert 'data-figure="regret_curves.csv"' in page
     assert page.count("<polyline") == 3  # UCB1, epsilon_greedy and the bound
@@ -269,17 +286,25 @@ def test_the_best_arm_rate_gets_its_own_chart_beside_the_regret_chart(isolated_h
     assert rate.count("<polygon") == 3  # each with its ±1 s.e. band
     assert ">fraction of optimal pulls<" in rate and ">mean regret<" in regret
     assert [t for t in re.findall(r'class="tick">([^<]+)<', rate)][:5] == ["0", "0.25", "0.5", "0.75", "1"]
+
     # a policy keeps its colour in both charts
     def colours(svg: str) -> dict[str, str]:
         pairs = re.findall(r'stroke="(#[0-9a-f]{6})" stroke-width="2"/>\s*<text[^>]*>([^<]+)<', svg)
         return {name: colour for colour, name in pairs}
+
     assert len(set(colours(rate).values())) == 3
     assert {k: v for k, v in colours(regret).items() if k in ("ucb1", "ts_beta", "kl_ucb")} == colours(rate)
     # a bound is dashed in the colour of the policy it was derived for
-    dashed = dict((name, colour) for colour, name in re.findall(
-        r'stroke="(#[0-9a-f]{6})" stroke-width="2" stroke-dasharray="6 4"/>\s*<text[^>]*>([^<]+)<', regret))
-    assert dashed == {"klucb_asymptotic (bound)": colours(rate)["kl_ucb"],
-                      "ucb1_auer2002 (bound)": colours(rate)["ucb1"]}
+    dashed = dict(
+        (name, colour)
+        for colour, name in re.findall(
+            r'stroke="(#[0-9a-f]{6})" stroke-width="2" stroke-dasharray="6 4"/>\s*<text[^>]*>([^<]+)<', regret
+        )
+    )
+    assert dashed == {
+        "klucb_asymptotic (bound)": colours(rate)["kl_ucb"],
+        "ucb1_auer2002 (bound)": colours(rate)["ucb1"],
+    }
     assert "best-arm rate: fraction of the pulls up to time t that chose an optimal arm" in page
     # every point of a rate line lies inside the plot (the axis is 0 to 1)
     ys = [float(p.split(",")[1]) for line in re.findall(r'<polyline points="([^"]+)"', rate) for p in line.split()]
@@ -293,8 +318,9 @@ def test_a_bug_is_one_readable_line_not_a_traceback(isolated_home: Path, monkeyp
         raise RuntimeError("boom sk-ant-api03-SECRETSECRETSECRET")
 
     monkeypatch.setattr(data, "session_rows", broken)
-    c = TestClient(create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}",
-                   raise_server_exceptions=False)
+    c = TestClient(
+        create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}", raise_server_exceptions=False
+    )
     c.cookies.set(cookie_name(TOKEN), TOKEN)
     r = c.get("/")
     assert r.status_code == 500

@@ -27,8 +27,9 @@ def scripted(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def authed() -> TestClient:
-    c = TestClient(create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}",
-                   follow_redirects=False)
+    c = TestClient(
+        create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}", follow_redirects=False
+    )
     c.cookies.set(cookie_name(TOKEN), TOKEN)
     return c
 
@@ -101,8 +102,13 @@ def test_human_gate_stop_pauses_and_resume_with_approvals_finishes(isolated_home
         if session.file("gate.request").exists() and not session.file("gate.answer").exists():
             r = c.post(f"/sessions/{sid}/gate", data={"answer": "approve", "feedback": "ok", "csrf": csrf_token(TOKEN)})
             approvals += r.status_code == 303
-        wait_for(lambda: finished(isolated_home, sid) or (session.file("gate.request").exists()
-                 and not session.file("gate.answer").exists()), what="the next gate or the end")
+        wait_for(
+            lambda: (
+                finished(isolated_home, sid)
+                or (session.file("gate.request").exists() and not session.file("gate.answer").exists())
+            ),
+            what="the next gate or the end",
+        )
     assert approvals >= 1
     meta = meta_of(isolated_home, sid)
     assert meta["status"] == "completed" and meta["theory_status"] == "proved"
@@ -115,8 +121,10 @@ def test_pause_from_the_page_then_resume(isolated_home: Path, scripted: None, mo
     c = authed()
     sid = launch(c, gate="none")
     session = SessionDir(Workspace(isolated_home).runs_dir / sid)
-    wait_for(lambda: any(e.get("kind") == "stage" and e.get("name") == "formalize" for e in session.events()),
-             what="the formalize stage")
+    wait_for(
+        lambda: any(e.get("kind") == "stage" and e.get("name") == "formalize" for e in session.events()),
+        what="the formalize stage",
+    )
     assert 'id="pause"' in c.get(f"/sessions/{sid}").text
     r = c.post(f"/sessions/{sid}/pause", data={"csrf": csrf_token(TOKEN)})
     assert r.status_code == 303

@@ -19,8 +19,9 @@ SID = "0123456789ab"
 
 
 def client(**kw) -> TestClient:
-    return TestClient(create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}",
-                      follow_redirects=False, **kw)
+    return TestClient(
+        create_app(TOKEN, allowed_hosts("127.0.0.1", 8765)), base_url=f"http://{HOST}", follow_redirects=False, **kw
+    )
 
 
 def authed() -> TestClient:
@@ -32,8 +33,15 @@ def authed() -> TestClient:
 def test_every_page_needs_the_token(isolated_home: Path) -> None:
     make_session(isolated_home, SID)
     c = client()
-    for path in ("/", f"/sessions/{SID}", f"/sessions/{SID}/events", f"/sessions/{SID}/files/paper.pdf",
-                 "/static/app.js", "/launch", "/nope"):
+    for path in (
+        "/",
+        f"/sessions/{SID}",
+        f"/sessions/{SID}/events",
+        f"/sessions/{SID}/files/paper.pdf",
+        "/static/app.js",
+        "/launch",
+        "/nope",
+    ):
         r = c.get(path)
         assert r.status_code == 401, path
         assert "eurekaclaw ui" in r.text
@@ -70,8 +78,12 @@ async def test_a_path_like_another_host_does_not_make_an_open_redirect() -> None
         sent.append(message)
 
     guard = Guard(None, token=TOKEN, hosts={HOST})  # type: ignore[arg-type]
-    scope = {"type": "http", "path": "//evil.example/x", "query_string": f"token={TOKEN}".encode(),
-             "headers": [(b"host", HOST.encode())]}
+    scope = {
+        "type": "http",
+        "path": "//evil.example/x",
+        "query_string": f"token={TOKEN}".encode(),
+        "headers": [(b"host", HOST.encode())],
+    }
     await guard(scope, None, send)
     headers = dict(sent[0]["headers"])
     assert sent[0]["status"] == 303 and headers[b"location"] == b"/evil.example/x"
@@ -94,10 +106,18 @@ def test_a_foreign_host_header_is_refused_even_with_the_token(isolated_home: Pat
 def test_state_changes_need_the_csrf_token_and_our_origin(isolated_home: Path) -> None:
     make_session(isolated_home, SID, status="paused", theory_status=None)
     c = authed()
-    for data, headers in (({}, {}), ({"csrf": "forged"}, {}),
-                          ({"csrf": csrf_token(TOKEN)}, {"origin": "http://evil.example"})):
-        for path in ("/launch", f"/sessions/{SID}/pause", f"/sessions/{SID}/resume", f"/sessions/{SID}/gate",
-                     f"/sessions/{SID}/evaluate"):
+    for data, headers in (
+        ({}, {}),
+        ({"csrf": "forged"}, {}),
+        ({"csrf": csrf_token(TOKEN)}, {"origin": "http://evil.example"}),
+    ):
+        for path in (
+            "/launch",
+            f"/sessions/{SID}/pause",
+            f"/sessions/{SID}/resume",
+            f"/sessions/{SID}/gate",
+            f"/sessions/{SID}/evaluate",
+        ):
             r = c.post(path, data={"mode": "prove", "statement": "x >= 0", **data}, headers=headers)
             assert r.status_code == 403, (path, data, headers)
     assert not any(p.name != SID for p in (isolated_home / "runs").iterdir())  # nothing was launched
@@ -109,18 +129,21 @@ def test_state_changes_need_the_csrf_token_and_our_origin(isolated_home: Path) -
     assert r.status_code == 409 and "not running" in r.text
 
 
-@pytest.mark.parametrize("path", [
-    "/sessions/..%2F..%2Fetc/files/passwd",
-    "/sessions/0123456789ab/files/..%2Fsession.json",
-    "/sessions/0123456789ab/files/%2Fetc%2Fpasswd",
-    "/sessions/0123456789ab/files/.hidden.md",
-    "/sessions/0123456789ab/files/session.json",
-    "/sessions/0123456789ab/files/llm_log.jsonl",
-    "/sessions/0123456789ab/files/outside.md",
-    "/sessions/0123456789AB/files/paper.pdf",
-    "/sessions/0123456789a/files/paper.pdf",
-    "/sessions/0123456789abc/files/paper.pdf",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/sessions/..%2F..%2Fetc/files/passwd",
+        "/sessions/0123456789ab/files/..%2Fsession.json",
+        "/sessions/0123456789ab/files/%2Fetc%2Fpasswd",
+        "/sessions/0123456789ab/files/.hidden.md",
+        "/sessions/0123456789ab/files/session.json",
+        "/sessions/0123456789ab/files/llm_log.jsonl",
+        "/sessions/0123456789ab/files/outside.md",
+        "/sessions/0123456789AB/files/paper.pdf",
+        "/sessions/0123456789a/files/paper.pdf",
+        "/sessions/0123456789abc/files/paper.pdf",
+    ],
+)
 def test_no_path_leads_out_of_a_session_or_to_its_internals(isolated_home: Path, tmp_path: Path, path: str) -> None:
     session = make_session(isolated_home, SID)
     secret = tmp_path / "secret.md"
@@ -137,8 +160,16 @@ def test_api_keys_never_reach_the_browser(isolated_home: Path, monkeypatch: pyte
     monkeypatch.setenv("ANTHROPIC_API_KEY", key)
     make_session(isolated_home, SID)
     c = authed()
-    for path in ("/", f"/sessions/{SID}", f"/sessions/{SID}/live", "/launch", f"/sessions/{SID}/paper",
-                 f"/sessions/{SID}/eval", "/skills", f"/sessions/{SID}/events"):
+    for path in (
+        "/",
+        f"/sessions/{SID}",
+        f"/sessions/{SID}/live",
+        "/launch",
+        f"/sessions/{SID}/paper",
+        f"/sessions/{SID}/eval",
+        "/skills",
+        f"/sessions/{SID}/events",
+    ):
         r = c.get(path)
         assert r.status_code == 200, path
         assert key not in r.text and "SECRETSECRET" not in r.text, path
@@ -181,8 +212,13 @@ def test_every_route_of_every_group_is_behind_the_guard_and_posts_need_csrf(isol
     routes = _routes()
     posts = [path for path, methods in routes if "POST" in methods]
     # the groups: launch & gates, paper/evaluation, skills, review
-    assert {"/launch", f"/sessions/{SID}/gate", f"/sessions/{SID}/evaluate", "/skills/install",
-            f"/sessions/{SID}/review"} <= set(posts)
+    assert {
+        "/launch",
+        f"/sessions/{SID}/gate",
+        f"/sessions/{SID}/evaluate",
+        "/skills/install",
+        f"/sessions/{SID}/review",
+    } <= set(posts)
     anonymous, foreign, signed_in = client(), authed(), authed()
     for path, methods in routes:
         method = "POST" if "POST" in methods else "GET"

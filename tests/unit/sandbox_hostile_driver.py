@@ -25,8 +25,9 @@ MARKER = "eureka-hostile-marker-7c1d"
 
 def load(path: str):  # noqa: ANN201
     package = os.path.abspath(path)  # the tools/sandbox package directory
-    spec = importlib.util.spec_from_file_location("eureka_sandbox_under_test", os.path.join(package, "__init__.py"),
-                                                  submodule_search_locations=[package])
+    spec = importlib.util.spec_from_file_location(
+        "eureka_sandbox_under_test", os.path.join(package, "__init__.py"), submodule_search_locations=[package]
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -42,8 +43,9 @@ def plant(base: Path) -> dict[str, str]:
     (edir / ".env").write_text(f"ANTHROPIC_API_KEY={SECRET}\n")
     (edir2 / "secret.txt").write_text(SECRET)
     (base / ".env").write_text(f"EUREKACLAW_DIR={edir2}\n")
-    os.environ.update({"HOME": str(home), "EUREKACLAW_DIR": str(edir), "ANTHROPIC_API_KEY": SECRET,
-                       "GITHUB_TOKEN": SECRET})
+    os.environ.update(
+        {"HOME": str(home), "EUREKACLAW_DIR": str(edir), "ANTHROPIC_API_KEY": SECRET, "GITHUB_TOKEN": SECRET}
+    )
     os.chdir(base)
     return {"home": str(home), "edir": str(edir), "edir2": str(edir2), "hostdir": str(hostdir), "base": str(base)}
 
@@ -77,18 +79,28 @@ def main() -> None:
         clock[0] = now
 
     # 1. secrets in the environment and in other processes' environments
-    res, text, value = run("""
+    res, text, value = run(
+        """
 import glob, json, os
 data = ''.join(open(p, 'rb').read().decode('latin1') for p in glob.glob('/proc/*/environ') if os.access(p, os.R_OK))
 print(json.dumps({'env': dict(os.environ), 'procenv': data}))
-""".replace("SECRET", SECRET))
+""".replace("SECRET", SECRET)
+    )
     record("env_secrets", SECRET not in text + res.stderr.decode("latin1"), value and list(value["env"]))
 
     # 2. secret files: ~/.ssh decoy, EUREKACLAW_DIR (env and ./.env), cwd, walking the whole view
-    res, text, value = run(f"""
+    res, text, value = run(
+        f"""
 import json, os
-targets = {[paths['home'] + '/.ssh/id_rsa', paths['edir'] + '/.env', paths['edir2'] + '/secret.txt',
-            paths['base'] + '/.env', '/proc/1/root' + paths['home'] + '/.ssh/id_rsa']!r}
+targets = {
+            [
+                paths["home"] + "/.ssh/id_rsa",
+                paths["edir"] + "/.env",
+                paths["edir2"] + "/secret.txt",
+                paths["base"] + "/.env",
+                "/proc/1/root" + paths["home"] + "/.ssh/id_rsa",
+            ]!r
+        }
 got = {{}}
 for t in targets:
     try:
@@ -109,12 +121,21 @@ for root, dirs, files in os.walk('/'):
         except OSError:
             pass
 print(json.dumps({{'got': got, 'found': found, 'root': os.listdir('/'), 'leak': any(secret in v for v in got.values())}}))
-""", memory_mb=1024)
+""",
+        memory_mb=1024,
+    )
     record("secret_files", value is not None and not value["leak"] and not value["found"], value or res.stderr[-300:])
 
     # 3. writes outside the sandbox
-    targets = [paths["home"] + "/pwned", paths["hostdir"] + "/pwned", "/tmp/" + MARKER, "/var/tmp/" + MARKER,
-               "/usr/" + MARKER, "/" + MARKER, paths["base"] + "/pwned"]
+    targets = [
+        paths["home"] + "/pwned",
+        paths["hostdir"] + "/pwned",
+        "/tmp/" + MARKER,
+        "/var/tmp/" + MARKER,
+        "/usr/" + MARKER,
+        "/" + MARKER,
+        paths["base"] + "/pwned",
+    ]
     res, text, value = run(f"""
 import json
 r = {{}}
@@ -182,11 +203,20 @@ print(json.dumps(r))
     for s in (tcp, udp, unix, abstract):
         s.close()
     vals = value or {}
-    record("tcp", not reached["tcp"] and vals.get("tcp_host") not in (None, "connected")
-           and vals.get("tcp_world") != "connected", vals)
+    record(
+        "tcp",
+        not reached["tcp"] and vals.get("tcp_host") not in (None, "connected") and vals.get("tcp_world") != "connected",
+        vals,
+    )
     record("udp", not reached["udp"], {"program": vals.get("udp_host"), "reached": reached["udp"]})
-    record("unix_sockets", not reached["unix"] and not reached["abstract"]
-           and vals.get("unix_path") not in (None, "connected") and vals.get("unix_abstract") not in (None, "connected"), vals)
+    record(
+        "unix_sockets",
+        not reached["unix"]
+        and not reached["abstract"]
+        and vals.get("unix_path") not in (None, "connected")
+        and vals.get("unix_abstract") not in (None, "connected"),
+        vals,
+    )
 
     # 7. umount / mount / setuid / nested user namespace
     res, text, value = run("""
@@ -221,11 +251,19 @@ for pid in ({os.getpid()}, 1):
 r['pids'] = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())
 print(json.dumps(r))
 """)
-    record("ptrace", value is not None and value[str(os.getpid())][0] != 0 and os.getpid() not in value["pids"]
-           or value is not None and value[str(os.getpid())][0] != 0, value)
+    record(
+        "ptrace",
+        value is not None
+        and value[str(os.getpid())][0] != 0
+        and os.getpid() not in value["pids"]
+        or value is not None
+        and value[str(os.getpid())][0] != 0,
+        value,
+    )
 
     # 9. fork bomb
-    res, text, value = run(f"""
+    res, text, value = run(
+        f"""
 import json, os, time
 made, err = 0, None
 for _ in range(100000):
@@ -238,14 +276,20 @@ for _ in range(100000):
         os._exit(0)
     made += 1
 print(json.dumps({{'forked': made, 'errno': err}}))
-""", max_procs=8)
+""",
+        max_procs=8,
+    )
     time.sleep(0.3)
     left = _marker_processes()
-    record("fork_bomb", value is not None and value["forked"] <= 8 and value["errno"] is not None and not left,
-           {"program": value, "left": left})
+    record(
+        "fork_bomb",
+        value is not None and value["forked"] <= 8 and value["errno"] is not None and not left,
+        {"program": value, "left": left},
+    )
 
     # 10. memory across many processes
-    res, text, value = run("""
+    res, text, value = run(
+        """
 import json, os
 r, w = os.pipe()
 kids = []
@@ -268,11 +312,15 @@ for pid in kids:
 os.close(w)
 total = sum(int(x) for x in os.read(r, 65536).split())
 print(json.dumps({'children': len(kids), 'total_mb': total}))
-""", memory_mb=256, max_procs=8)
+""",
+        memory_mb=256,
+        max_procs=8,
+    )
     record("memory_many_processes", value is not None and value["total_mb"] <= 256, {"program": value, "cap_mb": 256})
 
     # 11. disk fill
-    res, text, value = run("""
+    res, text, value = run(
+        """
 import json, os
 total = 0
 for d in ('/tmp', '/dev/shm', '/var/tmp', '/eureka', '/'):
@@ -284,14 +332,20 @@ for d in ('/tmp', '/dev/shm', '/var/tmp', '/eureka', '/'):
         except OSError:
             break
 print(json.dumps({'written_mb': total}))
-""", tmp_mb=32, file_mb=8)
+""",
+        tmp_mb=32,
+        file_mb=8,
+    )
     record("disk_fill", value is not None and value["written_mb"] <= 32 + 16 + 2, value)
 
     # 12. CPU loop
     started = time.monotonic()
     res, text, value = run("while True:\n    pass\n", cpu_s=1, timeout_s=20)
-    record("cpu_loop", res.returncode != 0 and time.monotonic() - started < 15 and not res.timed_out,
-           {"rc": res.returncode, "cpu": res.cpu_seconds})
+    record(
+        "cpu_loop",
+        res.returncode != 0 and time.monotonic() - started < 15 and not res.timed_out,
+        {"rc": res.returncode, "cpu": res.cpu_seconds},
+    )
 
     # 13. killing the parent
     res, text, value = run(f"""

@@ -181,7 +181,9 @@ def test_deeply_nested_json_is_refused_not_a_crash():
 
 def test_output_flood_is_cut_at_the_cap():
     isolated()
-    res = run_python("import sys\nwhile True:\n    sys.stdout.write('x' * 65536)", max_output_bytes=100_000, timeout_s=20)
+    res = run_python(
+        "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)", max_output_bytes=100_000, timeout_s=20
+    )
     assert res.stdout_truncated and len(res.stdout) == 100_000 and not res.timed_out
 
 
@@ -197,12 +199,14 @@ def test_eurekaclaw_dir_from_dotenv_and_home_are_invisible(tmp_path, monkeypatch
     code = f"""
 import json, os
 print(json.dumps({{'dotenv': os.path.exists({str(hidden)!r}), 'cwd': os.path.exists({str(work)!r}),
-                  'home': os.path.exists({os.path.expanduser('~')!r}) and os.listdir({os.path.expanduser('~')!r})}}))
+                  'home': os.path.exists({os.path.expanduser("~")!r}) and os.listdir({os.path.expanduser("~")!r})}}))
 """
     res = run_python(code, timeout_s=30)
     assert res.ok, res.stderr
     assert res.result["dotenv"] is False and res.result["cwd"] is False
-    assert not res.result["home"] or all(name.startswith(".") and name not in (".ssh", ".eurekaclaw") for name in res.result["home"])
+    assert not res.result["home"] or all(
+        name.startswith(".") and name not in (".ssh", ".eurekaclaw") for name in res.result["home"]
+    )
 
 
 def test_without_bwrap_nothing_runs(monkeypatch):
@@ -212,5 +216,3 @@ def test_without_bwrap_nothing_runs(monkeypatch):
     with pytest.raises(SandboxUnavailable, match="bubblewrap"):
         run_python("print(1)")
     assert detect_isolation() == "none" and "bubblewrap" in sandbox_reason()
-
-

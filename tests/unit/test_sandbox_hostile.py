@@ -22,8 +22,22 @@ import eurekaclaw.tools.sandbox as sandbox_module
 
 DRIVER = Path(__file__).with_name("sandbox_hostile_driver.py")
 SANDBOX = Path(sandbox_module.__file__).parent  # the package directory
-CASES = ("env_secrets", "secret_files", "writes_outside", "tcp", "udp", "unix_sockets", "mount_umount", "ptrace",
-         "fork_bomb", "memory_many_processes", "disk_fill", "cpu_loop", "kill_parent", "die_with_parent")
+CASES = (
+    "env_secrets",
+    "secret_files",
+    "writes_outside",
+    "tcp",
+    "udp",
+    "unix_sockets",
+    "mount_umount",
+    "ptrace",
+    "fork_bomb",
+    "memory_many_processes",
+    "disk_fill",
+    "cpu_loop",
+    "kill_parent",
+    "die_with_parent",
+)
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 
@@ -37,8 +51,17 @@ def _nobody_python() -> str | None:
     for candidate in (sys.executable, "/usr/bin/python3"):
         if not candidate or not os.path.exists(candidate):
             continue
-        probe = subprocess.run([*NOBODY, candidate, "-c", f"import sys; open({str(SANDBOX / '__init__.py')!r}).read(); "
-                                "import os; os.listdir(sys.base_prefix); os.listdir(os.path.dirname(sys.executable)); assert sys.version_info >= (3, 10)"], capture_output=True, timeout=30)
+        probe = subprocess.run(
+            [
+                *NOBODY,
+                candidate,
+                "-c",
+                f"import sys; open({str(SANDBOX / '__init__.py')!r}).read(); "
+                "import os; os.listdir(sys.base_prefix); os.listdir(os.path.dirname(sys.executable)); assert sys.version_info >= (3, 10)",
+            ],
+            capture_output=True,
+            timeout=30,
+        )
         if probe.returncode == 0:
             return candidate
     return None
@@ -50,8 +73,13 @@ def _run(prefix: list[str], python: str, owner: int | None) -> dict[str, dict[st
         base.chmod(0o755)
         if owner is not None:
             os.chown(base, owner, owner)
-        proc = subprocess.run([*prefix, python, str(DRIVER), str(SANDBOX), str(base)], capture_output=True,
-                              text=True, timeout=240, cwd=str(base))
+        proc = subprocess.run(
+            [*prefix, python, str(DRIVER), str(SANDBOX), str(base)],
+            capture_output=True,
+            text=True,
+            timeout=240,
+            cwd=str(base),
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         return json.loads(proc.stdout.strip().splitlines()[-1])
     finally:
@@ -81,9 +109,15 @@ def test_hostile_programs_contained_as_unprivileged_user():
     python = _nobody_python()
     if python is None:
         _skip("no Python interpreter that uid 65534 can run (and read this checkout with)")
-    probe = subprocess.run([*NOBODY, "bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/",
-                            "true"], capture_output=True, text=True, timeout=30)
+    probe = subprocess.run(
+        [*NOBODY, "bwrap", "--unshare-user", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "true"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     if probe.returncode != 0:
-        _skip(f"bwrap does not work for an unprivileged user here (unprivileged user namespaces disabled?): "
-              f"{probe.stderr.strip()[-200:]}")
+        _skip(
+            f"bwrap does not work for an unprivileged user here (unprivileged user namespaces disabled?): "
+            f"{probe.stderr.strip()[-200:]}"
+        )
     _check(_run(NOBODY, python, 65534))

@@ -41,7 +41,7 @@ SELF_JUDGED_ONLY_FACTOR = 0.5
 
 
 def judge_independence(judge: str, provers: set[str]) -> str:
-    """"independent", "self" or "unknown": whether `judge` ("backend:model") is another model
+    """ "independent", "self" or "unknown": whether `judge` ("backend:model") is another model
     than every known prover identity (full identities, or bare model names from the LLM log)."""
     if not judge or not provers:
         return "unknown"
@@ -135,9 +135,7 @@ def default_embedder(settings: Settings) -> tuple[Embedder | None, str]:
         return None, f"embeddings unavailable ({exc.user_message()})"
 
 
-async def judge(
-    llm: SessionLLM, theory: TheoryState, closest: list[dict[str, Any]]
-) -> NoveltyJudgement:
+async def judge(llm: SessionLLM, theory: TheoryState, closest: list[dict[str, Any]]) -> NoveltyJudgement:
     prompt = render_prompt(
         "evaluate_novelty",
         status=theory.status,
@@ -181,8 +179,13 @@ async def novelty(
         notes.append(embedder_note or "no embedder")
         # the model still sees the surveyed papers, unranked
         closest = [
-            {"paper_id": p.paper_id, "title": p.title, "year": p.year, "similarity": None,
-             "abstract": " ".join(p.abstract.split())[:ABSTRACT_CHARS]}
+            {
+                "paper_id": p.paper_id,
+                "title": p.title,
+                "year": p.year,
+                "similarity": None,
+                "abstract": " ".join(p.abstract.split())[:ABSTRACT_CHARS],
+            }
             for p in papers[:CLOSEST_SHOWN]
         ]
     elif not papers:
@@ -209,7 +212,10 @@ async def novelty(
             notes.append(f"the model's novelty judgement was unusable ({type(exc).__name__})")
     if llm_score is None and emb_score is None:
         return EvalDimension(
-            name=name, score=None, weight=weight, inputs=inputs,
+            name=name,
+            score=None,
+            weight=weight,
+            inputs=inputs,
             explanation="not applicable: " + "; ".join(notes),
         )
     llm_weight = 1.0 if independence == "independent" else SELF_JUDGED_WEIGHT
@@ -224,8 +230,10 @@ async def novelty(
             "self": "self-judged (the model that wrote the proofs) model judgement",
             "unknown": "model judgement not shown independent of the prover",
         }[independence]
-        bits.append(f"{label} {llm_score:.3f}" + ("" if independence == "independent" else
-                                                    f", counted at weight {SELF_JUDGED_WEIGHT}"))
+        bits.append(
+            f"{label} {llm_score:.3f}"
+            + ("" if independence == "independent" else f", counted at weight {SELF_JUDGED_WEIGHT}")
+        )
     inputs["model_part_weight"] = llm_weight if llm_score is not None else None
     inputs["combination"] = "weighted mean of the available parts (embedding part weight 1)"
     if llm_score is not None and emb_score is None and independence != "independent":

@@ -128,8 +128,10 @@ def formal_correctness(theory: TheoryState | None, weight: float) -> EvalDimensi
     if per_lemma:
         explanation = f"mean per-lemma score {mean:.3f} over {len(per_lemma)} lemma(s) ({_checked_summary(per_lemma)})"
         if self_reviewed:
-            explanation += (f"; {self_reviewed} self-review(s) count {SELF_REVIEW_SCORE} instead of "
-                            f"{LEVEL_SCORES['reviewed']} (the model that wrote the proof checked it)")
+            explanation += (
+                f"; {self_reviewed} self-review(s) count {SELF_REVIEW_SCORE} instead of "
+                f"{LEVEL_SCORES['reviewed']} (the model that wrote the proof checked it)"
+            )
         if mean > cap:
             explanation += f"; capped at {cap} because {why}"
     else:
@@ -184,7 +186,13 @@ def experimental_alignment(
     if result.bound_checks:
         held = sum(1 for c in result.bound_checks if c.held)
         inputs["bound_checks"] = [
-            {"name": c.name, "horizon": c.horizon, "empirical": c.empirical_mean, "theoretical": c.theoretical, "held": c.held}
+            {
+                "name": c.name,
+                "horizon": c.horizon,
+                "empirical": c.empirical_mean,
+                "theoretical": c.theoretical,
+                "held": c.held,
+            }
             for c in result.bound_checks
         ]
         inputs["held_fraction"] = held / len(result.bound_checks)
@@ -215,8 +223,11 @@ def experimental_alignment(
     inputs["theorem_contradicted"] = contradicted
     if (violations or contradicted) and score > VIOLATION_CAP:
         score = VIOLATION_CAP
-        why = f"{len(violations)} bound(s) of the theorem violated beyond statistical tolerance" if violations \
+        why = (
+            f"{len(violations)} bound(s) of the theorem violated beyond statistical tolerance"
+            if violations
             else "the theorem is contradicted by the experiment"
+        )
         bits.append(f"capped at {VIOLATION_CAP}: {why}")
     elif violations or contradicted:
         bits.append(f"{len(violations)} violation(s) of the theorem's bounds" if violations else "theorem contradicted")
@@ -248,8 +259,9 @@ def proof_depth(theory: TheoryState | None, weight: float) -> EvalDimension:
     proven = set(theory.proven_lemmas)
     deps = {lid: list(node.dependencies) for lid, node in theory.lemma_dag.items()}
     chain = _longest_chain(proven, deps)
-    weak = sorted(lid for lid, rec in theory.proven_lemmas.items()
-                  if review_kind(rec) not in ("mechanical", "independent"))
+    weak = sorted(
+        lid for lid, rec in theory.proven_lemmas.items() if review_kind(rec) not in ("mechanical", "independent")
+    )
     self_reviewed = sum(1 for lid in weak if review_kind(theory.proven_lemmas[lid]) in ("self", "unknown"))
     credited = len(proven) - len(weak) + WEAK_LEMMA_DEPTH_CREDIT * len(weak)
     size_part = min(1.0, credited / DEPTH_SIZE_SATURATION)
@@ -271,10 +283,14 @@ def proof_depth(theory: TheoryState | None, weight: float) -> EvalDimension:
             "size_part": round(size_part, 6),
             "chain_part": round(chain_part, 6),
         },
-        explanation=f"{len(proven)} proven lemma(s), longest proven chain {chain}" + (
+        explanation=f"{len(proven)} proven lemma(s), longest proven chain {chain}"
+        + (
             f"; {len(weak)} without independent check"
             + (f" ({self_reviewed} self-review(s))" if self_reviewed else "")
-            + f" counted {WEAK_LEMMA_DEPTH_CREDIT} each" if weak else ""),
+            + f" counted {WEAK_LEMMA_DEPTH_CREDIT} each"
+            if weak
+            else ""
+        ),
     )
 
 
@@ -321,10 +337,14 @@ def weighted_total(dimensions: list[EvalDimension]) -> tuple[float, list[str]]:
     skipped = [d.name for d in dimensions if d.score is None]
     if skipped:
         notes.append(
-            "not applicable: " + ", ".join(skipped) + f"; weights renormalised over the other {len(applicable)} dimension(s)"
+            "not applicable: "
+            + ", ".join(skipped)
+            + f"; weights renormalised over the other {len(applicable)} dimension(s)"
         )
     for d in dimensions:
-        d.inputs["effective_weight"] = round(d.weight / total_weight, 6) if (d.score is not None and total_weight) else 0.0
+        d.inputs["effective_weight"] = (
+            round(d.weight / total_weight, 6) if (d.score is not None and total_weight) else 0.0
+        )
     if total_weight <= 0:
         return 0.0, notes + ["no applicable dimension with a positive weight"]
     total = sum(d.weight * (d.score or 0.0) for d in applicable) / total_weight

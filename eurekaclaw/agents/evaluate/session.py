@@ -99,8 +99,15 @@ async def evaluate_bus(
     keys = assign_cite_keys(bib.papers) if bib else {}
     dims = [
         formal_correctness(theory, weights["formal_correctness"]),
-        await novelty(theory, bib, weights["novelty"], llm=llm, embedder=embedder, embedder_note=note,
-                      provers=prover_identities(theory, session_dir, prover)),
+        await novelty(
+            theory,
+            bib,
+            weights["novelty"],
+            llm=llm,
+            embedder=embedder,
+            embedder_note=note,
+            provers=prover_identities(theory, session_dir, prover),
+        ),
         experimental_alignment(bus.get_experiment_result(), weights["experimental_alignment"], theory),
         proof_depth(theory, weights["proof_depth"]),
         citation_coverage(bib, keys, _paper_citations(bus, session_dir), weights["citation_coverage"]),

@@ -17,8 +17,9 @@ class EvaluateStage(Stage):
         session_dir = ctx.session.path if ctx.session is not None else ctx.bus.session_dir
         # Novelty is judged by the review model when one is configured, so the model that
         # proved the result does not grade it; otherwise the judgement is labelled self-judged.
-        report = await evaluate_bus(ctx.bus, ctx.settings, ctx.reviewer(), session_dir=session_dir,
-                                    prover=ctx.llm.identity())
+        report = await evaluate_bus(
+            ctx.bus, ctx.settings, ctx.reviewer(), session_dir=session_dir, prover=ctx.llm.identity()
+        )
         ctx.bus.put("eval_report", report)
         scored = ", ".join(f"{d.name} {d.score:.2f}" for d in report.dimensions if d.score is not None)
         return StageOutcome(status="completed", summary=f"total {report.total:.3f} ({scored})")

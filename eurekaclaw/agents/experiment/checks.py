@@ -61,7 +61,9 @@ def evaluate_bound(fn: Compiled, variables: dict[str, float], t: float | np.ndar
     return fn({**variables, "T": t})
 
 
-def check_bound(bound: ReportBound, fn: Compiled, series: Series, variables: dict[str, float]) -> tuple[list[BoundCheck], list[str]]:
+def check_bound(
+    bound: ReportBound, fn: Compiled, series: Series, variables: dict[str, float]
+) -> tuple[list[BoundCheck], list[str]]:
     checks: list[BoundCheck] = []
     notes: list[str] = []
     for p in series.points:
@@ -79,10 +81,18 @@ def check_bound(bound: ReportBound, fn: Compiled, series: Series, variables: dic
         # must not read as a violation.
         rounding = ROUNDING_TOL * (1.0 + abs(theory) + abs(limit))
         quantiles = {k: float(v) for k, v in (("q10", p.q10), ("q50", p.q50), ("q90", p.q90)) if v is not None}
-        checks.append(BoundCheck(
-            name=f"{bound.name}@{series.name}", horizon=p.horizon, empirical_mean=p.mean, std_error=p.stderr,
-            quantiles=quantiles, theoretical=theory, held=margin >= -rounding, margin=margin,
-        ))
+        checks.append(
+            BoundCheck(
+                name=f"{bound.name}@{series.name}",
+                horizon=p.horizon,
+                empirical_mean=p.mean,
+                std_error=p.stderr,
+                quantiles=quantiles,
+                theoretical=theory,
+                held=margin >= -rounding,
+                margin=margin,
+            )
+        )
     return checks, notes
 
 
@@ -105,7 +115,7 @@ def tail(series: Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     t = np.asarray(series.t, dtype=np.float64)
     y = np.asarray(series.mean, dtype=np.float64)
     se = np.asarray(series.stderr, dtype=np.float64)
-    keep = (t >= max(2.0, t[-1] / 10**TAIL_DECADES))
+    keep = t >= max(2.0, t[-1] / 10**TAIL_DECADES)
     if keep.sum() < MIN_TAIL_POINTS:
         keep = t >= 2.0
     return t[keep], y[keep], se[keep]
@@ -116,7 +126,9 @@ def _rise(fit: dict[str, float], g: Shape, lo: float, hi: float) -> float:
     return fit["slope"] * float(g(np.float64(hi)) - g(np.float64(lo)))
 
 
-def fit_rate(bound: ReportBound, fn: Compiled | None, series: Series, variables: dict[str, float]) -> dict[str, Any] | None:
+def fit_rate(
+    bound: ReportBound, fn: Compiled | None, series: Series, variables: dict[str, float]
+) -> dict[str, Any] | None:
     t, y, se = tail(series)
     if t.size < MIN_TAIL_POINTS:
         return None
@@ -132,8 +144,9 @@ def fit_rate(bound: ReportBound, fn: Compiled | None, series: Series, variables:
     rise = _rise(fits[claimed], g, lo, hi)
     # stderr of the end points, plus the curve's own scatter for output that reports none
     scatter = float(np.sqrt(np.mean((y - fits[claimed]["intercept"] - fits[claimed]["slope"] * g(t)) ** 2)))
-    noise = (Z_ONE_SIDED * math.hypot(float(se[0]), float(se[-1]), scatter)
-             + ROUNDING_TOL * (1.0 + float(np.abs(y).max())))
+    noise = Z_ONE_SIDED * math.hypot(float(se[0]), float(se[-1]), scatter) + ROUNDING_TOL * (
+        1.0 + float(np.abs(y).max())
+    )
     growing = rise > noise
     theory_slope = theory_rise = None
     if fn is not None:
@@ -180,16 +193,19 @@ def fit_rate(bound: ReportBound, fn: Compiled | None, series: Series, variables:
     }
 
 
-def _why(upper: bool, observed: str, claimed: str, shape_ok: bool, slope_ok: bool, fitted: float,
-         theory_slope: float | None) -> str:
+def _why(
+    upper: bool, observed: str, claimed: str, shape_ok: bool, slope_ok: bool, fitted: float, theory_slope: float | None
+) -> str:
     """One line on the verdict, for notes and reports."""
     kind = "upper" if upper else "lower"
     grows = "no growth beyond the noise" if observed == "none" else f"observed growth {observed}"
     if not shape_ok:
         return f"{grows} is {'faster' if upper else 'slower'} than the claimed {claimed} of this {kind} bound"
     if not slope_ok:
-        return (f"fitted {claimed} slope {fitted:.4g} is {'above' if upper else 'below'} the bound's "
-                f"{theory_slope:.4g} beyond the {SLOPE_TOL:.0%} tolerance")
+        return (
+            f"fitted {claimed} slope {fitted:.4g} is {'above' if upper else 'below'} the bound's "
+            f"{theory_slope:.4g} beyond the {SLOPE_TOL:.0%} tolerance"
+        )
     return f"{grows} is consistent with the claimed {claimed} {kind} bound"
 
 
@@ -211,7 +227,9 @@ def lemma_violation_rates(checks: list[tuple[str | None, bool]]) -> dict[str, fl
     return {k: v[0] / v[1] for k, v in totals.items()}
 
 
-def alignment_score(bound_checks: list[BoundCheck], rate_fits: list[dict[str, Any]], violations: dict[str, float]) -> float | None:
+def alignment_score(
+    bound_checks: list[BoundCheck], rate_fits: list[dict[str, Any]], violations: dict[str, float]
+) -> float | None:
     parts = []
     if bound_checks:
         parts.append(sum(c.held for c in bound_checks) / len(bound_checks))

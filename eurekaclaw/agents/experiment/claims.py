@@ -161,8 +161,15 @@ def sample_claim(claim: Claim, seed: int = 0, samples: int = SAMPLES) -> ClaimSa
     return _recheck(parsed, env, int(valid.sum()), int(undefined.sum()), candidates, samples, rng)
 
 
-def _recheck(parsed: ParsedClaim, env: dict[str, np.ndarray], n_valid: int, n_undefined: int,
-             candidates: np.ndarray, samples: int, rng: np.random.Generator) -> ClaimSampling:
+def _recheck(
+    parsed: ParsedClaim,
+    env: dict[str, np.ndarray],
+    n_valid: int,
+    n_undefined: int,
+    candidates: np.ndarray,
+    samples: int,
+    rng: np.random.Generator,
+) -> ClaimSampling:
     """Confirm float-level violations in exact arithmetic and turn them into a rate."""
     picked = candidates if candidates.size <= MAX_EXACT else np.sort(rng.choice(candidates, MAX_EXACT, replace=False))
     confirmed = cleared = other = 0
@@ -182,8 +189,16 @@ def _recheck(parsed: ParsedClaim, env: dict[str, np.ndarray], n_valid: int, n_un
     violations = confirmed * scale
     left_out = n_undefined + other * scale
     n_eff = n_valid - other * scale
-    result = ClaimSampling(None, "", valid=n_valid, violations=violations, rounding=round(cleared * scale),
-                           rechecked=checked, candidates=int(candidates.size), undefined=round(left_out))
+    result = ClaimSampling(
+        None,
+        "",
+        valid=n_valid,
+        violations=violations,
+        rounding=round(cleared * scale),
+        rechecked=checked,
+        candidates=int(candidates.size),
+        undefined=round(left_out),
+    )
     if n_eff < MIN_VALID:
         result.detail = f"not simulable: only {max(0, round(n_eff))} of {samples} samples satisfy the assumptions"
         return result
@@ -204,8 +219,10 @@ def _describe(r: ClaimSampling, n: int, *, stopped: bool) -> str:
         text = f"{count} violation{'s' if count != 1 else ''} {where}, confirmed in exact arithmetic"
     if r.rounding:
         sampled = f", judging by {r.rechecked} re-checked" if extrapolated else ""
-        text += (f"; {'about ' if extrapolated else ''}{r.rounding} floating-point difference(s) were rounding "
-                 f"(the claim holds there in exact arithmetic{sampled})")
+        text += (
+            f"; {'about ' if extrapolated else ''}{r.rounding} floating-point difference(s) were rounding "
+            f"(the claim holds there in exact arithmetic{sampled})"
+        )
     if r.undefined:
         text += f"; {r.undefined} samples where the claim is undefined or undecidable were left out"
     if stopped:

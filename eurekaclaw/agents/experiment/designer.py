@@ -96,15 +96,23 @@ class ExperimentDesigner(BaseAgent):
             return TaskResult(success=False, error="no theory state on the bus")
         if backend is None:
             code = await self.design_code(theory, cpu_seconds=60, memory_mb=1024)
-            return TaskResult(success=code is not None, outputs={"code_experiment": code.model_dump() if code else None})
+            return TaskResult(
+                success=code is not None, outputs={"code_experiment": code.model_dump() if code else None}
+            )
         design = await self.design_spec(theory, backend)
-        return TaskResult(success=True, outputs={"spec": design.spec.model_dump(mode="json"),
-                                                 "source": design.source, "notes": design.notes})
+        return TaskResult(
+            success=True,
+            outputs={"spec": design.spec.model_dump(mode="json"), "source": design.source, "notes": design.notes},
+        )
 
     def _context(self, theory: TheoryState) -> dict[str, Any]:
         lemmas = [lemma_view(n) for n in list(theory.lemma_dag.values())[:MAX_LEMMAS_SHOWN]]
-        return {"theorem": theorem_text(theory), "assumptions": theory.assumptions[:20], "lemmas": lemmas,
-                "domain": self.ctx.domain}
+        return {
+            "theorem": theorem_text(theory),
+            "assumptions": theory.assumptions[:20],
+            "lemmas": lemmas,
+            "domain": self.ctx.domain,
+        }
 
     def validate(self, spec: Any, backend: Any) -> list[str]:
         prepared = backend.prepare(spec)
@@ -112,8 +120,9 @@ class ExperimentDesigner(BaseAgent):
 
     async def design_spec(self, theory: TheoryState, backend: Any) -> Design:
         model = backend.spec_model
-        prompt = render_prompt("experiment_designer_user", guide=json.dumps(backend.spec_guide(), indent=1),
-                               **self._context(theory))
+        prompt = render_prompt(
+            "experiment_designer_user", guide=json.dumps(backend.spec_guide(), indent=1), **self._context(theory)
+        )
         skills = skills_block(self.ctx, self.role, theorem_text(theory))
         request = self.request(prompt, output=model, extra_system=skills)
         try:
@@ -124,15 +133,21 @@ class ExperimentDesigner(BaseAgent):
         if not errors:
             return Design(backend.prepare(spec), "designer")
         self.log("spec rejected: " + "; ".join(errors))
-        repair = request.model_copy(update={"messages": [
-            Message(role="user", content=prompt),
-            Message(role="assistant", content=spec.model_dump_json()),
-            Message(role="user", content=render_prompt("experiment_designer_repair", errors=errors)),
-        ]})
+        repair = request.model_copy(
+            update={
+                "messages": [
+                    Message(role="user", content=prompt),
+                    Message(role="assistant", content=spec.model_dump_json()),
+                    Message(role="user", content=render_prompt("experiment_designer_repair", errors=errors)),
+                ]
+            }
+        )
         try:
             fixed = await self.ask_structured(repair, model)
         except LLMOutputError as exc:
-            return self._fallback(backend, f"spec invalid ({'; '.join(errors)}) and the repair did not parse ({exc.message})")
+            return self._fallback(
+                backend, f"spec invalid ({'; '.join(errors)}) and the repair did not parse ({exc.message})"
+            )
         still = self.validate(fixed, backend)
         if still:
             return self._fallback(backend, f"spec still invalid after one repair: {'; '.join(still)}")
@@ -146,8 +161,13 @@ class ExperimentDesigner(BaseAgent):
         self, theory: TheoryState, *, cpu_seconds: int, memory_mb: int, previous_error: str = ""
     ) -> CodeExperiment | None:
         """A sandboxed program and the bounds to check, or None when the reply is unusable."""
-        prompt = render_prompt("experiment_designer_code", cpu_seconds=cpu_seconds, memory_mb=memory_mb,
-                               previous_error=_clip(previous_error, 3000), **self._context(theory))
+        prompt = render_prompt(
+            "experiment_designer_code",
+            cpu_seconds=cpu_seconds,
+            memory_mb=memory_mb,
+            previous_error=_clip(previous_error, 3000),
+            **self._context(theory),
+        )
         try:
             return await self.ask_structured(self.request(prompt, output=CodeExperiment), CodeExperiment)
         except LLMOutputError as exc:

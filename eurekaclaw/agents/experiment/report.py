@@ -21,8 +21,19 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 CSV_NAME = "regret_curves.csv"
-CSV_HEADER = ("series", "t", "mean", "stderr", "q10", "q50", "q90",
-              "realised_mean", "realised_stderr", "best_arm_rate_mean", "best_arm_rate_stderr")
+CSV_HEADER = (
+    "series",
+    "t",
+    "mean",
+    "stderr",
+    "q10",
+    "q50",
+    "q90",
+    "realised_mean",
+    "realised_stderr",
+    "best_arm_rate_mean",
+    "best_arm_rate_stderr",
+)
 # Optional per-time statistics beside the main curve, in CSV column order; empty cells when absent.
 EXTRA_COLUMNS = CSV_HEADER[7:]
 Rate = Literal["log", "sqrt", "sqrt_log", "linear"]
@@ -130,8 +141,18 @@ def csv_rows(report: SimulationReport, bound_curves: dict[str, list[tuple[int, f
     none = (None,) * len(EXTRA_COLUMNS)
     for s in report.series:
         for i, t in enumerate(s.t):
-            rows.append((s.name, t, s.mean[i], s.stderr[i], s.quantile("q10", i), s.quantile("q50", i),
-                         s.quantile("q90", i), *s.extra(i)))
+            rows.append(
+                (
+                    s.name,
+                    t,
+                    s.mean[i],
+                    s.stderr[i],
+                    s.quantile("q10", i),
+                    s.quantile("q50", i),
+                    s.quantile("q90", i),
+                    *s.extra(i),
+                )
+            )
     for name, points in bound_curves.items():
         for t, value in points:
             rows.append((f"bound:{name}", t, value, 0.0, value, value, value, *none))

@@ -65,8 +65,7 @@ def skip_reason(mode: str, theory: TheoryState, has_simulator: bool, domain: str
     if mode == "false":
         return "EXPERIMENT_MODE=false: experiments are turned off"
     if mode == "auto" and not has_simulator and not any(n.claim for n in theory.lemma_dag.values()):
-        return (f"EXPERIMENT_MODE=auto: no lemma has a machine-checkable claim and domain "
-                f"{domain!r} offers no simulator")
+        return f"EXPERIMENT_MODE=auto: no lemma has a machine-checkable claim and domain {domain!r} offers no simulator"
     return None
 
 
@@ -109,7 +108,12 @@ class ExperimentStage(Stage):
 
     # --- domains with a simulator ------------------------------------------------------------
     async def _simulate(
-        self, ctx: AgentContext, designer: ExperimentDesigner, theory: TheoryState, backend: Any, result: ExperimentResult
+        self,
+        ctx: AgentContext,
+        designer: ExperimentDesigner,
+        theory: TheoryState,
+        backend: Any,
+        result: ExperimentResult,
     ) -> SimulationReport | None:
         ctx.events("experiment", phase="design")
         design = await designer.design_spec(theory, backend)
@@ -170,21 +174,33 @@ class ExperimentStage(Stage):
         error = ""
         for attempt in (1, 2):  # one repair round with the error of the first program
             ctx.events("experiment", phase="design_code", attempt=attempt)
-            plan = await designer.design_code(theory, cpu_seconds=CODE_CPU_SECONDS,
-                                              memory_mb=CODE_MEMORY_MB // CODE_MAX_PROCS, previous_error=error)
+            plan = await designer.design_code(
+                theory, cpu_seconds=CODE_CPU_SECONDS, memory_mb=CODE_MEMORY_MB // CODE_MAX_PROCS, previous_error=error
+            )
             if plan is None:
                 result.notes.append("the designer's code experiment reply was unusable")
                 return None
             if not plan.code.strip():
                 result.notes.append(f"no code experiment: {plan.rationale or 'nothing quantitative to simulate'}")
                 return None
-            result.spec = {"source": "code", "rationale": plan.rationale, "code": plan.code,
-                           "variables": plan.variables, "bounds": [b.model_dump() for b in plan.bounds]}
+            result.spec = {
+                "source": "code",
+                "rationale": plan.rationale,
+                "code": plan.code,
+                "variables": plan.variables,
+                "bounds": [b.model_dump() for b in plan.bounds],
+            }
             ctx.events("experiment", phase="run_code", attempt=attempt)
             try:
-                run = await asyncio.to_thread(code_exec.run_python, plan.code, timeout_s=CODE_CPU_SECONDS * 1.5,
-                                              cpu_s=CODE_CPU_SECONDS, memory_mb=CODE_MEMORY_MB,
-                                              max_procs=CODE_MAX_PROCS, max_output_bytes=CODE_MAX_OUTPUT_BYTES)
+                run = await asyncio.to_thread(
+                    code_exec.run_python,
+                    plan.code,
+                    timeout_s=CODE_CPU_SECONDS * 1.5,
+                    cpu_s=CODE_CPU_SECONDS,
+                    memory_mb=CODE_MEMORY_MB,
+                    max_procs=CODE_MAX_PROCS,
+                    max_output_bytes=CODE_MAX_OUTPUT_BYTES,
+                )
             except code_exec.SandboxUnavailable as exc:
                 result.notes.append(str(exc))
                 return None
@@ -234,8 +250,11 @@ class ExperimentStage(Stage):
         # A named literature bound the designer added for comparison (`known`, tied to no
         # lemma) is not the theorem's claim either: on an instance outside its hypotheses it
         # may fail while the theorem holds.
-        reference = {b.get("name") for b in result.spec.get("bounds", []) or []
-                     if isinstance(b, dict) and b.get("known") and not b.get("lemma_id")}
+        reference = {
+            b.get("name")
+            for b in result.spec.get("bounds", []) or []
+            if isinstance(b, dict) and b.get("known") and not b.get("lemma_id")
+        }
         for check in found["bound_checks"]:
             check.from_theorem = from_theorem and check.name.split("@", 1)[0] not in reference
         for fit in found["rate_fits"]:
@@ -254,8 +273,14 @@ class ExperimentStage(Stage):
         else:
             result.notes.append("no session directory: plot data not saved")
         held = sum(c.held for c in result.bound_checks)
-        ctx.events("experiment", phase="checked", bound_checks=len(result.bound_checks), held=held,
-                   rate_fits=len(result.rate_fits), violations=len(result.violations))
+        ctx.events(
+            "experiment",
+            phase="checked",
+            bound_checks=len(result.bound_checks),
+            held=held,
+            rate_fits=len(result.rate_fits),
+            violations=len(result.violations),
+        )
         for line in result.violations[:MAX_VIOLATION_EVENTS]:
             ctx.events("experiment", phase="violation", detail=line)
 
@@ -288,16 +313,21 @@ class ExperimentStage(Stage):
         )
         ctx.bus.put_experiment_result(result)
         n_violated = len(result.violations)
-        ctx.events("experiment", phase="done", status=result.status, alignment=result.alignment_score,
-                   violations=n_violated)
+        ctx.events(
+            "experiment", phase="done", status=result.status, alignment=result.alignment_score, violations=n_violated
+        )
         held = sum(c.held for c in result.bound_checks)
-        summary = (f"{held}/{len(result.bound_checks)} bound checks held, "
-                   f"{sum(bool(f['consistent']) for f in result.rate_fits)}/{len(result.rate_fits)} rate fits consistent, "
-                   f"alignment {result.alignment_score if result.alignment_score is not None else 'n/a'}")
+        summary = (
+            f"{held}/{len(result.bound_checks)} bound checks held, "
+            f"{sum(bool(f['consistent']) for f in result.rate_fits)}/{len(result.rate_fits)} rate fits consistent, "
+            f"alignment {result.alignment_score if result.alignment_score is not None else 'n/a'}"
+        )
         if n_violated:
             summary = f"{n_violated} theorem bound{'s' if n_violated != 1 else ''} violated; " + summary
         if result.spec.get("source") == "default":
             # the designer's spec was unusable: these checks test the domain's reference bound
             summary = "default spec, not this theorem's bounds: " + summary
         # an experiment's statuses are a subset of a stage's: passed on as they are
-        return StageOutcome(status=result.status, summary=summary if result.status == "completed" else "", reason=result.reason)
+        return StageOutcome(
+            status=result.status, summary=summary if result.status == "completed" else "", reason=result.reason
+        )

@@ -44,7 +44,11 @@ class BoundViolation:
     @property
     def limit(self) -> float:
         c = self.check
-        return c.empirical_mean - Z_ONE_SIDED * c.std_error if self.direction == "upper" else c.empirical_mean + Z_ONE_SIDED * c.std_error
+        return (
+            c.empirical_mean - Z_ONE_SIDED * c.std_error
+            if self.direction == "upper"
+            else c.empirical_mean + Z_ONE_SIDED * c.std_error
+        )
 
     @property
     def excess(self) -> float:
@@ -58,9 +62,17 @@ def checked_metadata(report: SimulationReport) -> dict[str, Any]:
     return {
         "series": {s.name: {"policy": s.policy, "instance": s.instance, "runs": s.runs} for s in report.series},
         "variables": {k: dict(v) for k, v in report.variables.items()},
-        "bounds": {b.name: {"expression": b.expression, "direction": b.direction, "asymptotic": b.asymptotic,
-                            "rate": b.rate, "lemma_id": b.lemma_id, "series": list(b.series)}
-                   for b in report.bounds},
+        "bounds": {
+            b.name: {
+                "expression": b.expression,
+                "direction": b.direction,
+                "asymptotic": b.asymptotic,
+                "rate": b.rate,
+                "lemma_id": b.lemma_id,
+                "series": list(b.series),
+            }
+            for b in report.bounds
+        },
     }
 
 
@@ -72,7 +84,7 @@ def _severity(check: BoundCheck, excess: float) -> tuple[float, float]:
 def _split(name: str, checked: dict[str, Any]) -> tuple[str, str]:
     """(bound, series) of a check named "<bound>@<series>" (series names may contain "@")."""
     for bound in checked.get("bounds", {}):
-        series = name[len(bound) + 1:]
+        series = name[len(bound) + 1 :]
         if name.startswith(bound + "@") and series in checked.get("series", {}):
             return bound, series
     bound, _, series = name.partition("@")
@@ -107,8 +119,21 @@ def theorem_violations(result: ExperimentResult) -> list[BoundViolation]:
         meta = checked.get("bounds", {}).get(bound, {})
         smeta = checked.get("series", {}).get(series, {})
         direction = _direction(failed[0], meta.get("direction"))
-        v = [BoundViolation(bound, series, c, direction, len(failed), len(checks), smeta.get("policy", ""),
-                            smeta.get("instance", ""), meta.get("lemma_id"), meta.get("expression", "")) for c in failed]
+        v = [
+            BoundViolation(
+                bound,
+                series,
+                c,
+                direction,
+                len(failed),
+                len(checks),
+                smeta.get("policy", ""),
+                smeta.get("instance", ""),
+                meta.get("lemma_id"),
+                meta.get("expression", ""),
+            )
+            for c in failed
+        ]
         found.append(max(v, key=lambda x: _severity(x.check, x.excess)))
     return sorted(found, key=lambda x: _severity(x.check, x.excess), reverse=True)
 
@@ -117,8 +142,10 @@ def violation_line(v: BoundViolation) -> str:
     c = v.check
     where = f" on instance {v.instance}" if v.instance else ""
     side, cmp = ("lower", ">") if v.direction == "upper" else ("upper", "<")
-    line = (f"bound {v.bound}@{v.series}{where} at T={c.horizon}: measured {c.empirical_mean:.4g} ± {c.std_error:.2g}, "
-            f"bound {c.theoretical:.4g} ({CONFIDENCE:.0%} one-sided {side} limit {v.limit:.4g} {cmp} bound)")
+    line = (
+        f"bound {v.bound}@{v.series}{where} at T={c.horizon}: measured {c.empirical_mean:.4g} ± {c.std_error:.2g}, "
+        f"bound {c.theoretical:.4g} ({CONFIDENCE:.0%} one-sided {side} limit {v.limit:.4g} {cmp} bound)"
+    )
     line += f"; violated at {v.violated}/{v.checked} horizon{'s' if v.checked != 1 else ''}"
     if v.lemma_id:
         line += f"; tests lemma {v.lemma_id}"

@@ -48,9 +48,7 @@ def structural_problems(lemmas: list[LemmaNode]) -> list[str]:
             problems.append(f"lemma id {lid!r} is used {n} times; ids must be unique")
     for lm in lemmas:
         if not ID_RE.match(lm.id):
-            problems.append(
-                f"lemma id {lm.id!r} is not a valid label (letters, digits, _ . : - ; at most 64)"
-            )
+            problems.append(f"lemma id {lm.id!r} is not a valid label (letters, digits, _ . : - ; at most 64)")
         if not lm.statement.strip():
             problems.append(f"lemma {lm.id!r} has an empty statement")
     dag = {lm.id: lm for lm in lemmas}
@@ -66,15 +64,12 @@ def structural_problems(lemmas: list[LemmaNode]) -> list[str]:
     roots = [lm.id for lm in lemmas if lm.is_root]
     if len(roots) != 1:
         which = ", ".join(roots) if roots else "none"
-        problems.append(
-            f"exactly one lemma must be the main theorem (is_root=true); found {len(roots)}: {which}"
-        )
+        problems.append(f"exactly one lemma must be the main theorem (is_root=true); found {len(roots)}: {which}")
     else:
         users = [lm.id for lm in lemmas if roots[0] in lm.dependencies]
         if users:
             problems.append(
-                f"the main theorem {roots[0]!r} must not be a dependency of other lemmas "
-                f"(used by {', '.join(users)})"
+                f"the main theorem {roots[0]!r} must not be a dependency of other lemmas (used by {', '.join(users)})"
             )
     return problems
 

@@ -65,8 +65,13 @@ def designate_root(plan: FormalPlan, statement: str, notes: list[str]) -> None:
     while any(lo.id == root_id for lo in plan.lemmas):
         root_id += "_"
     plan.lemmas.append(
-        LemmaOut(id=root_id, statement=plan.formal_statement.strip() or statement,
-                 informal="the main theorem", dependencies=tops, is_root=True)
+        LemmaOut(
+            id=root_id,
+            statement=plan.formal_statement.strip() or statement,
+            informal="the main theorem",
+            dependencies=tops,
+            is_root=True,
+        )
     )
     notes.append(f"no lemma was marked as the main theorem; added {root_id} on top of {', '.join(tops)}")
 
@@ -90,10 +95,12 @@ class Formalizer(BaseAgent):
     max_tokens_key = "formalize"
 
     def _request(self, template: str, **context: Any) -> LLMRequest:
-        skills = skills_block(self.ctx, self.role, str(context.get("statement") or ""),
-                              used=(str(context.get("memory_hints") or ""),))
+        skills = skills_block(
+            self.ctx, self.role, str(context.get("statement") or ""), used=(str(context.get("memory_hints") or ""),)
+        )
         return self.request(
-            render_prompt(template, **context), system=render_prompt("formalize_system"),
+            render_prompt(template, **context),
+            system=render_prompt("formalize_system"),
             extra_system=skills,
         )
 
@@ -151,9 +158,7 @@ class Formalizer(BaseAgent):
         except LLMOutputError as exc:
             raise PlanRejected(f"the model's {what} could not be read ({exc.message})") from None
 
-    async def _attach_claims(
-        self, request: LLMRequest, plan: FormalPlan, notes: list[str]
-    ) -> dict[str, LemmaNode]:
+    async def _attach_claims(self, request: LLMRequest, plan: FormalPlan, notes: list[str]) -> dict[str, LemmaNode]:
         """Claims attached, with one repair round for the ones that do not parse, are flagged
         as trivial, or are missing on the main theorem."""
         outs = {lo.id: lo for lo in plan.lemmas}
@@ -164,8 +169,7 @@ class Formalizer(BaseAgent):
         self.log("claims to repair; asking once for fixes", claims=bad)
         prompt = render_prompt(
             "formalize_claims_repair",
-            problems=[{"lemma_id": k, "reason": v, "claim": json.dumps(_claim_dump(outs[k]))}
-                      for k, v in bad.items()],
+            problems=[{"lemma_id": k, "reason": v, "claim": json.dumps(_claim_dump(outs[k]))} for k, v in bad.items()],
         )
         try:
             fixes = await self.ask_structured(_follow_up(request, plan, prompt), ClaimFixes)
@@ -188,8 +192,9 @@ class Formalizer(BaseAgent):
         return lemmas
 
     @staticmethod
-    def _claim_problems(outs: dict[str, LemmaOut], lemmas: dict[str, LemmaNode],
-                        only: set[str] | None = None) -> dict[str, str]:
+    def _claim_problems(
+        outs: dict[str, LemmaOut], lemmas: dict[str, LemmaNode], only: set[str] | None = None
+    ) -> dict[str, str]:
         """Attach every claim (the main theorem's first: it is the reference for the others'
         variable ranges) and say what is wrong with each, by lemma id."""
         order = sorted(outs, key=lambda lid: not outs[lid].is_root)
@@ -199,15 +204,16 @@ class Formalizer(BaseAgent):
             if only is not None and lid not in only:
                 continue
             reference = lemmas[root].claim if root is not None and lid != root else None
-            reason = attach_claim(lemmas[lid], outs[lid].claim, exact=outs[lid].claim_is_statement,
-                                  reference=reference)
+            reason = attach_claim(lemmas[lid], outs[lid].claim, exact=outs[lid].claim_is_statement, reference=reference)
             if reason:
                 problems[lid] = f"the claim could not be parsed: {reason}"
             elif lemmas[lid].claim_flags:
                 problems[lid] = "the claim is too trivial to check anything: " + "; ".join(lemmas[lid].claim_flags)
             elif lid == root and lemmas[lid].claim is None:
-                problems[lid] = ("the main theorem has no machine-checkable claim; give one if its "
-                                 "statement can be written in the claim format (null if it cannot)")
+                problems[lid] = (
+                    "the main theorem has no machine-checkable claim; give one if its "
+                    "statement can be written in the claim format (null if it cannot)"
+                )
         return problems
 
     # --- re-plan after a refutation --------------------------------------------------------------

@@ -75,14 +75,18 @@ async def memory_hints(ctx: AgentContext, query: str) -> str:
     unverified += _safe("search_unverified", memory.search_unverified, query, k=MAX_UNVERIFIED)
     retracted = _safe("search_retracted", memory.search_retracted, query, k=MAX_UNVERIFIED)
     if established:
-        lines.append("Results established in earlier sessions (checked by a machine or an independent "
-                     "review; reuse them as known lemmas if they fit):")
+        lines.append(
+            "Results established in earlier sessions (checked by a machine or an independent "
+            "review; reuse them as known lemmas if they fit):"
+        )
         for node in established[:MAX_ITEMS]:
             lines.append(f"- [{node.verification_level}] {_short(node.statement)}")
     unverified = _unique(unverified)[:MAX_UNVERIFIED]
     if unverified:
-        lines.append("Unverified results from earlier sessions (NOT established: do not cite them as "
-                     "known; prove anything you take from them):")
+        lines.append(
+            "Unverified results from earlier sessions (NOT established: do not cite them as "
+            "known; prove anything you take from them):"
+        )
         for node in unverified:
             lines.append(f"- [{node.trust_label()}] {_short(node.statement)}")
     if retracted:
@@ -100,8 +104,10 @@ async def memory_hints(ctx: AgentContext, query: str) -> str:
     if counterexamples:
         wanted = _words(query)
         ranked = sorted(counterexamples, key=lambda v: -len(wanted & _words(v)))
-        lines.append("Counterexamples found in earlier sessions in this domain (these statements are "
-                     "false at the values shown: do not assume them, and check yours against them):")
+        lines.append(
+            "Counterexamples found in earlier sessions in this domain (these statements are "
+            "false at the values shown: do not assume them, and check yours against them):"
+        )
         lines.extend(f"- {_short(v)}" for v in ranked[:MAX_ITEMS])
     insights = _safe("load_for_injection", memory.load_for_injection, ctx.domain, k=4, query=query)
     # Insights already in the session's <memories> block (every agent's system prompt) are not

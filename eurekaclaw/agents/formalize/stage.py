@@ -78,7 +78,10 @@ class FormalizeStage(Stage):
         ctx.events("formalize", state="started", message="formalizing the statement")
         try:
             result = await Formalizer(ctx).formalize(
-                statement, known_results=known, research_gap=gap, memory_hints=hints,
+                statement,
+                known_results=known,
+                research_gap=gap,
+                memory_hints=hints,
                 contradicted=carried if contradicted else None,
             )
         except PlanRejected as exc:
@@ -112,9 +115,12 @@ class FormalizeStage(Stage):
             state.counterexamples = list(carried.counterexamples)
             state.contradiction_replans = carried.contradiction_replans
             if contradicted:
-                state.notes = [*carried.notes, f"formalized again after the experiment contradicted "
-                               f"the formal statement {carried.formal_statement!r}: "
-                               + "; ".join(carried.contradictions), *state.notes]
+                state.notes = [
+                    *carried.notes,
+                    f"formalized again after the experiment contradicted "
+                    f"the formal statement {carried.formal_statement!r}: " + "; ".join(carried.contradictions),
+                    *state.notes,
+                ]
         ctx.bus.put_theory_state(state)
         ctx.checkpoint(theory={"status": "pending", "proven": [], "open_goals": order})
         for lid in order:

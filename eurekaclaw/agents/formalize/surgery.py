@@ -66,8 +66,9 @@ def _check(dag: dict[str, LemmaNode], problems: list[str]) -> None:
                 problems.append(f"lemma {lid!r} still depends on the refuted lemma {dep!r}")
 
 
-def merge_replan(dag: Mapping[str, LemmaNode], proposals: list[LemmaOut], editable: set[str],
-                 refuted_id: str | None = None) -> Surgery:
+def merge_replan(
+    dag: Mapping[str, LemmaNode], proposals: list[LemmaOut], editable: set[str], refuted_id: str | None = None
+) -> Surgery:
     """Apply a re-plan. Lemmas in `editable` (those reopened by the refutation) may be restated;
     the main theorem keeps its statement and may only change what it depends on; new ids are
     added (recorded as replacing `refuted_id`); refuted ids cannot come back, and neither can a
@@ -78,17 +79,13 @@ def merge_replan(dag: Mapping[str, LemmaNode], proposals: list[LemmaOut], editab
     dead = _refuted(new)
     for out in proposals:
         if out.id in dead:
-            result.problems.append(
-                f"{out.id!r} is a refuted lemma; give its replacement a new id"
-            )
+            result.problems.append(f"{out.id!r} is a refuted lemma; give its replacement a new id")
         elif out.id == root:
             new[root].dependencies = list(dict.fromkeys(out.dependencies))
             result.changed.append(root)
         elif out.id in new:
             if out.id not in editable:
-                result.notes.append(
-                    f"re-plan tried to restate {out.id}, which the refutation did not affect; ignored"
-                )
+                result.notes.append(f"re-plan tried to restate {out.id}, which the refutation did not affect; ignored")
                 continue
             old = new[out.id]
             new[out.id] = _node_from(out, result.notes, dag, parent=old.parent)
@@ -99,9 +96,7 @@ def merge_replan(dag: Mapping[str, LemmaNode], proposals: list[LemmaOut], editab
     for lid in result.changed:
         again = _restates_refuted(new[lid], new)
         if again is not None:
-            result.problems.append(
-                f"{lid!r} restates the refuted lemma {again!r}; a counterexample refutes it as well"
-            )
+            result.problems.append(f"{lid!r} restates the refuted lemma {again!r}; a counterexample refutes it as well")
     _check(new, result.problems)
     return result
 
@@ -120,9 +115,7 @@ def insert_split(dag: Mapping[str, LemmaNode], parent_id: str, subs: list[LemmaO
             continue
         bad = [d for d in out.dependencies if d in above]
         if bad:
-            result.problems.append(
-                f"sub-lemma {out.id!r} cannot use {', '.join(bad)}: it relies on {parent_id}"
-            )
+            result.problems.append(f"sub-lemma {out.id!r} cannot use {', '.join(bad)}: it relies on {parent_id}")
         new[out.id] = _node_from(out, result.notes, dag, parent=parent_id)
         result.changed.append(out.id)
     parent = new[parent_id]

@@ -111,8 +111,9 @@ def session_evidence(state: TheoryState) -> dict[str, list[str]]:
 
 
 class SessionMemoryExtractor:
-    def __init__(self, llm: SessionLLM, memory: MemoryManager, domain: str, session_id: str,
-                 max_tokens: int = MAX_TOKENS) -> None:
+    def __init__(
+        self, llm: SessionLLM, memory: MemoryManager, domain: str, session_id: str, max_tokens: int = MAX_TOKENS
+    ) -> None:
         self.llm = llm
         self.max_tokens = max_tokens
         self.memory = memory

@@ -56,7 +56,13 @@ FAILED_PREFIX = "theory.failed_strategies."
 COUNTEREXAMPLE_PREFIX = "theory.counterexamples."
 MAX_REMEMBERED = 40
 STEPS = (
-    "knowledge_graph", "retractions", "failed_strategies", "skill_stats", "tool_patterns", "insights", "distill",
+    "knowledge_graph",
+    "retractions",
+    "failed_strategies",
+    "skill_stats",
+    "tool_patterns",
+    "insights",
+    "distill",
 )
 
 
@@ -258,8 +264,9 @@ class ContinualLearningLoop:
 
     # --- tier 4 ---------------------------------------------------------------------------------
     async def _insights(self, state: TheoryState, report: LearnReport) -> None:
-        extractor = SessionMemoryExtractor(self.ctx.llm, self.memory, self.domain, self.ctx.session_id,
-                                           max_tokens=self.ctx.settings.max_tokens_learn)
+        extractor = SessionMemoryExtractor(
+            self.ctx.llm, self.memory, self.domain, self.ctx.session_id, max_tokens=self.ctx.settings.max_tokens_learn
+        )
         result = await extractor.extract_and_save(state)
         report.insights = [p.name for p in [*result.saved, *result.merged]]
         report.insights_skipped = [[t, why] for t, why in result.skipped]
@@ -278,10 +285,18 @@ class ContinualLearningLoop:
             note=trust.note,
             shown_false=trust.shown_false,
         )
-        evolver = SkillEvolver(self.ctx.llm, self.registry, domain=self.domain, provenance=provenance,
-                               max_tokens=self.ctx.settings.max_tokens_learn)
+        evolver = SkillEvolver(
+            self.ctx.llm,
+            self.registry,
+            domain=self.domain,
+            provenance=provenance,
+            max_tokens=self.ctx.settings.max_tokens_learn,
+        )
         created = await evolver.distill_from_session(
-            evidence["failures"], evidence["proven"], evidence["counterexamples"], evidence["violations"],
+            evidence["failures"],
+            evidence["proven"],
+            evidence["counterexamples"],
+            evidence["violations"],
         )
         report.distilled = [r.meta.name for r in created]
         report.notes += [f"distilled skill {n!r} not kept: {why}" for n, why in evolver.skipped]

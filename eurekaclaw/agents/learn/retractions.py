@@ -56,19 +56,24 @@ def false_statements(state: TheoryState, session_id: str) -> list[FalseStatement
         lines = state.contradictions or ([state.status_reason] if state.status_reason else [])
         violated = "; ".join(compress(line, 200) for line in lines[:3]) or "a claimed bound"
         for text in theorem_texts:
-            out.append(FalseStatement(
-                text,
-                f"contradicted in session {session_id}: an experiment violated {violated}",
-                f"Experiment of session {session_id} contradicts «{compress(text, 200)}»: {violated}",
-            ))
+            out.append(
+                FalseStatement(
+                    text,
+                    f"contradicted in session {session_id}: an experiment violated {violated}",
+                    f"Experiment of session {session_id} contradicts «{compress(text, 200)}»: {violated}",
+                )
+            )
     if state.status == "refuted":
         cx = next((c for c in confirmed if c.lemma_id == root), None)
         why = _cx_line(cx) if cx else (state.status_reason or "refuted")
         for text in theorem_texts:
-            out.append(FalseStatement(
-                text, f"refuted in session {session_id}: {why}",
-                f"Refutation of «{compress(text, 200)}» in session {session_id}: {why}",
-            ))
+            out.append(
+                FalseStatement(
+                    text,
+                    f"refuted in session {session_id}: {why}",
+                    f"Refutation of «{compress(text, 200)}» in session {session_id}: {why}",
+                )
+            )
     refuted_ids = [lid for lid, node in state.lemma_dag.items() if node.status == "refuted" and lid != root]
     refuted_ids += [c.lemma_id for c in confirmed if c.lemma_id not in refuted_ids and c.lemma_id != root]
     for lid in refuted_ids:
@@ -77,10 +82,13 @@ def false_statements(state: TheoryState, session_id: str) -> list[FalseStatement
         why = _cx_line(cxs[0]) if cxs else "refuted"
         for text in texts:
             if text.strip():
-                out.append(FalseStatement(
-                    text, f"refuted in session {session_id}: {why}",
-                    f"Counterexample to «{compress(text, 200)}» (session {session_id}): {why}",
-                ))
+                out.append(
+                    FalseStatement(
+                        text,
+                        f"refuted in session {session_id}: {why}",
+                        f"Counterexample to «{compress(text, 200)}» (session {session_id}): {why}",
+                    )
+                )
     return _unique(out)
 
 
@@ -110,7 +118,10 @@ def apply_retractions(
     report = RetractionReport([], [], [])
     for item in false_statements(state, session_id):
         result = memory.retract_theorem(
-            item.statement, domain, item.reason, evidence=item.evidence,
+            item.statement,
+            domain,
+            item.reason,
+            evidence=item.evidence,
             insight_categories=RETRACTED_INSIGHT_CATEGORIES,
         )
         report.retracted.append(result.node_id)

@@ -1,12 +1,12 @@
 """One call for the orchestrator to wire memory and skills into a session.
 
-    services = build_memory_services(settings.eurekaclaw_dir, session_id, domain,
-                                     plugin.get_skills_dirs() if plugin else [])
-    services.memories_block = session_memories_block(services.memory, domain, statement,
-                                                     plugin=plugin,
-                                                     total_budget=settings.memory_skill_token_budget)
-    ctx.services = services
-    watch_session_papers(ctx, statement)   # no statement: re-chosen from the papers' titles
+services = build_memory_services(settings.eurekaclaw_dir, session_id, domain,
+                                 plugin.get_skills_dirs() if plugin else [])
+services.memories_block = session_memories_block(services.memory, domain, statement,
+                                                 plugin=plugin,
+                                                 total_budget=settings.memory_skill_token_budget)
+ctx.services = services
+watch_session_papers(ctx, statement)   # no statement: re-chosen from the papers' titles
 """
 
 from __future__ import annotations
@@ -47,7 +47,12 @@ def build_memory_services(
     """The memory manager, skill registry and skill injector, sharing one (lazily loaded)
     embedder; `domain` becomes the manager's `domain`."""
     memory, registry, injector = _memory_and_skills(
-        workspace_root, session_id, domain, plugin_skill_dirs, embedder=embedder, episodic=episodic,
+        workspace_root,
+        session_id,
+        domain,
+        plugin_skill_dirs,
+        embedder=embedder,
+        episodic=episodic,
     )
     return Services(memory=memory, skill_registry=registry, skill_injector=injector)
 
@@ -81,7 +86,11 @@ def memories_block_for(manager: MemoryManager, domain: str, query: str, token_bu
 
 
 def session_memory_query(
-    statement: str, domain: str, *, titles: list[str] | None = None, plugin: DomainPlugin | None = None,
+    statement: str,
+    domain: str,
+    *,
+    titles: list[str] | None = None,
+    plugin: DomainPlugin | None = None,
 ) -> str:
     """What a session's memories are chosen by: its statement; without one (`from-papers`,
     a broad `explore`) the titles of its papers and its domain's description, so an empty
@@ -96,8 +105,13 @@ def session_memory_query(
 
 
 def session_memories_block(
-    manager: MemoryManager, domain: str, statement: str, *, plugin: DomainPlugin | None = None,
-    total_budget: int = DEFAULT_BUDGET, titles: list[str] | None = None,
+    manager: MemoryManager,
+    domain: str,
+    statement: str,
+    *,
+    plugin: DomainPlugin | None = None,
+    total_budget: int = DEFAULT_BUDGET,
+    titles: list[str] | None = None,
 ) -> str:
     """The session's `<memories>` block: chosen by `session_memory_query`, within the memories'
     share of the prompt budget shared with skills (skills/prompt_budget.py)."""
@@ -135,7 +149,11 @@ def watch_session_papers(ctx: AgentContext, statement: str) -> None:
             return
         try:
             block = session_memories_block(
-                memory, ctx.domain, "", plugin=ctx.plugin, titles=titles,
+                memory,
+                ctx.domain,
+                "",
+                plugin=ctx.plugin,
+                titles=titles,
                 total_budget=ctx.settings.memory_skill_token_budget,
             )
         except Exception as exc:  # memory helps; it must not stop the survey

@@ -121,9 +121,15 @@ def _body(stats: PatternStats, sessions: int) -> str:
         f" and was part of {stats.failures} attempt(s) that did not prove their lemma.",
         "",
         "## Steps",
-        *[f"{i}. Call `{t}`" + (" and use its result in the next call." if i < len(stats.tools) else
-                               " and quote its result in the proof.")
-          for i, t in enumerate(stats.tools, 1)],
+        *[
+            f"{i}. Call `{t}`"
+            + (
+                " and use its result in the next call."
+                if i < len(stats.tools)
+                else " and quote its result in the proof."
+            )
+            for i, t in enumerate(stats.tools, 1)
+        ],
         "",
         "## When to use",
         "Lemmas like these, which it proved:",
@@ -136,8 +142,9 @@ def _body(stats: PatternStats, sessions: int) -> str:
 
 
 class ToolPatternExtractor:
-    def __init__(self, registry: SkillRegistry, memory: MemoryManager | None = None,
-                 min_support: int = MIN_SUPPORT) -> None:
+    def __init__(
+        self, registry: SkillRegistry, memory: MemoryManager | None = None, min_support: int = MIN_SUPPORT
+    ) -> None:
         self.registry = registry
         self.memory = memory
         self.min_support = min_support

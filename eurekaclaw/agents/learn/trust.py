@@ -82,15 +82,13 @@ def lemma_trust(state: TheoryState, lemma_id: str, record: ProofRecord) -> Trust
     node = state.lemma_dag.get(lemma_id)
     is_root = bool(node and node.is_root)
     self_reviewed = review_kind(record) == "self"
-    base = {"claimed_level": record.verification_level, "session_status": state.status,
-            "self_reviewed": self_reviewed}
+    base = {"claimed_level": record.verification_level, "session_status": state.status, "self_reviewed": self_reviewed}
     if state.status in UNESTABLISHED_OUTCOMES:
         return Trust(False, note=outcome_note(state), **base)  # type: ignore[arg-type]
     if is_root and state.status != "proved":
         return Trust(False, note=f"the theorem is not proved (status {state.status})", **base)  # type: ignore[arg-type]
     if is_root and state.level_cap_reasons:
-        return Trust(False, note="the theorem's level is capped: " + "; ".join(state.level_cap_reasons[:2]),
-                     **base)  # type: ignore[arg-type]
+        return Trust(False, note="the theorem's level is capped: " + "; ".join(state.level_cap_reasons[:2]), **base)  # type: ignore[arg-type]
     if not counts_as_independent(record):
         return Trust(False, note=_record_note(record), **base)  # type: ignore[arg-type]
     return Trust(True, **base)  # type: ignore[arg-type]
@@ -108,8 +106,10 @@ class SessionTrust(Trust):
     def describe(self) -> str:
         """A sentence for the Learn prompts."""
         if self.established:
-            return (f"The theorem was proved and every lemma was checked mechanically or by an "
-                    f"independent review; the weakest level is {self.claimed_level}.")
+            return (
+                f"The theorem was proved and every lemma was checked mechanically or by an "
+                f"independent review; the weakest level is {self.claimed_level}."
+            )
         return f"The session's result is NOT established: {self.note}."
 
 

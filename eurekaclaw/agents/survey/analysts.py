@@ -84,8 +84,11 @@ class Summarizer(BaseAgent):
         bib = self.ctx.bus.get_bibliography()
         papers = [p for p in (bib.papers if bib else []) if p.relevant]
         summaries, notes = await self.summarize(papers, topic=str(task.inputs.get("topic", "")))
-        return TaskResult(success=True, summary=f"{len(summaries)} summaries",
-                          outputs={"summaries": [s.model_dump() for s in summaries], "notes": notes})
+        return TaskResult(
+            success=True,
+            summary=f"{len(summaries)} summaries",
+            outputs={"summaries": [s.model_dump() for s in summaries], "notes": notes},
+        )
 
 
 class GapAnalyst(BaseAgent):

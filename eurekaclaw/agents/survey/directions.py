@@ -59,9 +59,7 @@ class DirectionProposer(BaseAgent):
                 continue
             direction, failed = to_direction(draft, weights)  # type: ignore[arg-type]
             if failed:
-                notes.append(
-                    f"direction {direction.title!r}: unusable {', '.join(failed)} score counted as 0"
-                )
+                notes.append(f"direction {direction.title!r}: unusable {', '.join(failed)} score counted as 0")
             keys = []
             for pid in draft.based_on:
                 paper = lookup.get(pid)
@@ -73,9 +71,7 @@ class DirectionProposer(BaseAgent):
                 direction.rationale = f"{direction.rationale} (Builds on: {', '.join(keys)}.)".strip()
             directions.append(direction)
         if unknown:
-            notes.append(
-                "dropped references to papers that were not fetched: " + ", ".join(sorted(set(unknown))[:10])
-            )
+            notes.append("dropped references to papers that were not fetched: " + ", ".join(sorted(set(unknown))[:10]))
         ranked = rank(directions)
         if len(ranked) > MAX_DIRECTIONS:
             notes.append(f"kept the best {MAX_DIRECTIONS} of {len(ranked)} proposed directions")

@@ -30,9 +30,7 @@ class FetchResult:
     dropped_ids: list[str] = field(default_factory=list)
 
 
-def choose_papers(
-    pool: PaperPool, seeds: list[Paper], relevant_ids: list[str] | None, max_papers: int
-) -> FetchResult:
+def choose_papers(pool: PaperPool, seeds: list[Paper], relevant_ids: list[str] | None, max_papers: int) -> FetchResult:
     """Seeds first, then the model's relevant ids that exist in the pool (all pool papers when
     the model gave no usable list), capped at `max_papers`."""
     chosen: list[Paper] = []
@@ -91,8 +89,9 @@ class PaperFetcher(BaseAgent):
 
     def _on_tool_call(self, call: ToolUseBlock, text: str, is_error: bool) -> None:
         self.log(f"tool {call.name}", arguments=call.input, error=is_error)
-        self.ctx.events("survey", state="tool", tool=call.name, arguments=call.input,
-                        error=is_error, pool=len(self.pool))
+        self.ctx.events(
+            "survey", state="tool", tool=call.name, arguments=call.input, error=is_error, pool=len(self.pool)
+        )
 
     async def find(self, *, mode: str, topic: str, seeds: list[Paper], max_papers: int) -> FetchResult:
         registry = ToolRegistry()
@@ -117,7 +116,10 @@ class PaperFetcher(BaseAgent):
         request = self.request(prompt, extra_system=skills).model_copy(update={"tools": registry.specs(names)})
         try:
             response, _ = await run_tool_loop(
-                self.ctx.llm.complete, request, registry, max_turns=MAX_TURNS,
+                self.ctx.llm.complete,
+                request,
+                registry,
+                max_turns=MAX_TURNS,
                 on_tool_call=self._on_tool_call,
             )
         except LLMOutputError as exc:

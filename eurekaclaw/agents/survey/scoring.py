@@ -37,8 +37,9 @@ def to_direction(draft: DirectionDraft, weights: tuple[float, float, float]) -> 
 def rank(directions: list[ResearchDirection]) -> list[ResearchDirection]:
     """Best first; the same input always gives the same order."""
     indexed = list(enumerate(directions))
-    indexed.sort(key=lambda item: (-item[1].composite, -item[1].soundness, -item[1].novelty,
-                                   -item[1].transformative, item[0]))
+    indexed.sort(
+        key=lambda item: (-item[1].composite, -item[1].soundness, -item[1].novelty, -item[1].transformative, item[0])
+    )
     return [d for _, d in indexed]
 
 

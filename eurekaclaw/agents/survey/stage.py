@@ -134,17 +134,23 @@ class _Survey:
         if not papers:
             return
         if not checks_ran:
-            self.note("citations could not be verified (no source answered); every entry is "
-                      "marked unverified and none may be cited as verified")
+            self.note(
+                "citations could not be verified (no source answered); every entry is "
+                "marked unverified and none may be cited as verified"
+            )
             return
         suspicious = [p for p in papers if p.verification == "suspicious"]
         if suspicious:
-            self.note("suspicious citations (metadata does not match; not citable until checked): "
-                      + "; ".join(f"{p.cite_key}: {p.title}" for p in suspicious[:10]))
+            self.note(
+                "suspicious citations (metadata does not match; not citable until checked): "
+                + "; ".join(f"{p.cite_key}: {p.title}" for p in suspicious[:10])
+            )
         not_found = [p for p in papers if p.verification == "not_found"]
         if not_found:
-            self.note("citations no source could confirm (not citable): "
-                      + "; ".join(f"{p.cite_key}: {p.title}" for p in not_found[:10]))
+            self.note(
+                "citations no source could confirm (not citable): "
+                + "; ".join(f"{p.cite_key}: {p.title}" for p in not_found[:10])
+            )
         unverified = [p for p in papers if p.verification == "unverified"]
         if unverified:
             self.note(f"{len(unverified)} citation(s) could not be checked and stay unverified")
@@ -158,11 +164,16 @@ class _Survey:
             return StageOutcome(status="failed", reason=seeds, retryable=False)
         if self.service.offline:
             self.brief.offline = True
-            why = ("EUREKACLAW_OFFLINE is set, no literature request was made" if self.service.http.offline
-                   else "no literature source could be reached")
-            self.note(f"offline: {why}"
-                      + (f" ({len(self.pool)} paper(s) from the cache)" if len(self.pool) else "")
-                      + "; the survey continued without new literature")
+            why = (
+                "EUREKACLAW_OFFLINE is set, no literature request was made"
+                if self.service.http.offline
+                else "no literature source could be reached"
+            )
+            self.note(
+                f"offline: {why}"
+                + (f" ({len(self.pool)} paper(s) from the cache)" if len(self.pool) else "")
+                + "; the survey continued without new literature"
+            )
         papers = await self._bibliography(seeds)
 
         summarize = papers[: SUMMARY_LIMIT[self.mode]]
@@ -196,11 +207,13 @@ class _Survey:
         self.brief.directions = [statement]
         self.brief.selected_direction = statement
         self._finish()
-        summary = (f"{len(papers)} paper(s), {len(self.brief.known_results)} known result(s)"
-                   + ("; offline: no literature" if self.brief.offline else ""))
+        summary = f"{len(papers)} paper(s), {len(self.brief.known_results)} known result(s)" + (
+            "; offline: no literature" if self.brief.offline else ""
+        )
         self.event("done", summary)
-        return StageOutcome(status="completed", summary=summary,
-                            reason="offline: surveyed nothing" if self.brief.offline else "")
+        return StageOutcome(
+            status="completed", summary=summary, reason="offline: surveyed nothing" if self.brief.offline else ""
+        )
 
     async def _finish_directions(self, papers: list[Paper]) -> StageOutcome:
         await self._gap()
@@ -222,12 +235,17 @@ class _Survey:
             self.event("failed", reason)
             return StageOutcome(status="failed", reason=reason)
         best = directions[0]
-        summary = (f"{len(papers)} paper(s), {len(directions)} direction(s); selected "
-                   f"{best.title!r} (composite {best.composite:.2f})")
+        summary = (
+            f"{len(papers)} paper(s), {len(directions)} direction(s); selected "
+            f"{best.title!r} (composite {best.composite:.2f})"
+        )
         self.event("done", summary, selected=best.title)
         if self.brief.offline:
-            return StageOutcome(status="partial", summary=summary,
-                                reason="offline: directions were proposed without a literature survey")
+            return StageOutcome(
+                status="partial",
+                summary=summary,
+                reason="offline: directions were proposed without a literature survey",
+            )
         return StageOutcome(status="completed", summary=summary)
 
     def _finish(self) -> None:

@@ -43,7 +43,9 @@ def assemble(state: TheoryState) -> str:
     for lid in order:
         node, rec = dag[lid], state.proven_lemmas[lid]
         title = f"{lid}; {rec.verification_level}"
-        parts.append(f"\\begin{{lemma}}[{title}]\\label{{{lemma_label(lid)}}}\n{node.statement.strip()}\n\\end{{lemma}}")
+        parts.append(
+            f"\\begin{{lemma}}[{title}]\\label{{{lemma_label(lid)}}}\n{node.statement.strip()}\n\\end{{lemma}}"
+        )
         if rec.verification_level == "cited" and node.citation:
             parts.append(f"\\begin{{proof}}\nSee \\cite{{{node.citation}}}.\n\\end{{proof}}")
         else:
@@ -92,17 +94,23 @@ def structural_findings(state: TheoryState) -> list[StructuralIssue]:
         allowed = _closure(state, lid)
         for ref in sorted(set(cited_lemma_ids(rec.proof))):
             if ref not in active:
-                issues.append(StructuralIssue(f"the proof of {lid} cites {ref}, which is not part of the proof", (lid,)))
+                issues.append(
+                    StructuralIssue(f"the proof of {lid} cites {ref}, which is not part of the proof", (lid,))
+                )
             elif ref not in allowed:
-                issues.append(StructuralIssue(f"the proof of {lid} cites {ref}, which is not among its dependencies",
-                                              (lid,)))
+                issues.append(
+                    StructuralIssue(f"the proof of {lid} cites {ref}, which is not among its dependencies", (lid,))
+                )
     for lid in sorted(active):
         users = [d for d in active if lid in dag[d].dependencies]
         if dag[lid].is_root or not users:
             continue
         if not any(d in state.proven_lemmas and _mentions(state.proven_lemmas[d].proof, lid) for d in users):
-            issues.append(StructuralIssue(
-                f"lemma {lid} is never used: no proof of {', '.join(sorted(users))} cites it", tuple(sorted(users))))
+            issues.append(
+                StructuralIssue(
+                    f"lemma {lid} is never used: no proof of {', '.join(sorted(users))} cites it", tuple(sorted(users))
+                )
+            )
     return issues
 
 
@@ -128,9 +136,15 @@ def checked_sources(state: TheoryState) -> list[dict[str, str]]:
         rec = state.proven_lemmas.get(lid)
         node = state.lemma_dag[lid]
         checks = ", ".join(f"{c.checker} {c.verdict}" for c in (rec.checks if rec else [])) or "none"
-        out.append({"id": lid, "claim": claim_text(node.claim) or "(no machine-checkable claim)",
-                    "level": rec.verification_level if rec else "unproven", "checks": checks,
-                    "formal": (rec.formal_proof or "") if rec else ""})
+        out.append(
+            {
+                "id": lid,
+                "claim": claim_text(node.claim) or "(no machine-checkable claim)",
+                "level": rec.verification_level if rec else "unproven",
+                "checks": checks,
+                "formal": (rec.formal_proof or "") if rec else "",
+            }
+        )
     return out
 
 
@@ -156,8 +170,7 @@ class ConsistencyChecker(BaseAgent):
             )
         issues = structural_issues(state)
         if issues:
-            return CheckResult(checker="consistency", verdict="failed",
-                               detail="mechanical check: " + "; ".join(issues))
+            return CheckResult(checker="consistency", verdict="failed", detail="mechanical check: " + "; ".join(issues))
         prompt = render_prompt(
             "theory_consistency",
             formal_statement=state.formal_statement,
@@ -181,9 +194,12 @@ class ConsistencyChecker(BaseAgent):
         )
         problems = "; ".join(verdict.issues)
         who = " (self-review: the model that wrote the proofs)" if self.ctx.self_review() else ""
-        detail = (f"mechanical part passed; model{who}: {verdict.verdict} ({flags})"
-                  + (f": {problems}" if problems else ""))
+        detail = f"mechanical part passed; model{who}: {verdict.verdict} ({flags})" + (
+            f": {problems}" if problems else ""
+        )
         return CheckResult(
-            checker="consistency", verdict="passed" if verdict.passed() else "failed", detail=detail,
+            checker="consistency",
+            verdict="passed" if verdict.passed() else "failed",
+            detail=detail,
             version=self.identity(),
         )

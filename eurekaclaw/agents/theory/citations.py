@@ -7,8 +7,16 @@ import re
 
 from eurekaclaw.types.artifacts import Bibliography, Paper
 
-_PREFIXES = ("https://doi.org/", "http://doi.org/", "doi.org/", "https://arxiv.org/abs/",
-             "http://arxiv.org/abs/", "arxiv.org/abs/", "doi:", "arxiv:")
+_PREFIXES = (
+    "https://doi.org/",
+    "http://doi.org/",
+    "doi.org/",
+    "https://arxiv.org/abs/",
+    "http://arxiv.org/abs/",
+    "arxiv.org/abs/",
+    "doi:",
+    "arxiv:",
+)
 _VERSION = re.compile(r"v\d+$")
 _CITE = re.compile(r"\\cite[pt]?\*?(?:\[[^\]]*\])?\{([^}]*)\}")
 
@@ -17,7 +25,7 @@ def normalise(ref: str) -> str:
     text = ref.strip().strip("[](){}<>.,;").lower()
     for prefix in _PREFIXES:
         if text.startswith(prefix):
-            text = text[len(prefix):]
+            text = text[len(prefix) :]
     return _VERSION.sub("", text) if re.match(r"^\d{4}\.\d{4,5}(v\d+)?$", text) else text
 
 

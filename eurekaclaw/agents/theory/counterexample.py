@@ -50,9 +50,7 @@ class CounterexampleSearcher(RunAgent):
             claim_text=claim_text(node.claim),
             why=summarise(why, 1500),
         )
-        request = self.request(
-            prompt, system=render_prompt("theory_counterexample_system"), lemma_id=lemma_id
-        )
+        request = self.request(prompt, system=render_prompt("theory_counterexample_system"), lemma_id=lemma_id)
         try:
             proposal = await self.ask_structured(request, CounterexampleProposal)
         except LLMOutputError as exc:

@@ -107,8 +107,15 @@ class LemmaWorker:
         if settled is not None:
             return settled
         run = self.run
-        loop = _Attempts(lid, claim_checks, Prover(run), Refiner(run), Verifier(run),
-                         CounterexampleSearcher(run), used=len(run.failures(lid)))
+        loop = _Attempts(
+            lid,
+            claim_checks,
+            Prover(run),
+            Refiner(run),
+            Verifier(run),
+            CounterexampleSearcher(run),
+            used=len(run.failures(lid)),
+        )
         while loop.used < run.settings.theory_max_iterations:
             outcome = await self._attempt(loop, loop.used + 1)
             if outcome is not None:
@@ -133,11 +140,12 @@ class LemmaWorker:
         if node.provenance == "known":
             paper = verified_paper(run.ctx.bus.get_bibliography(), node.citation)
             if paper is None:
-                run.note(f"lemma {lid} is a known result but its citation {node.citation!r} is not "
-                         "a verified entry of the bibliography; proved like a new lemma")
+                run.note(
+                    f"lemma {lid} is a known result but its citation {node.citation!r} is not "
+                    "a verified entry of the bibliography; proved like a new lemma"
+                )
             elif failed_checks(claim_checks):
-                run.note(f"lemma {lid} is cited, but a mechanical check failed on its claim; "
-                         "proved like a new lemma")
+                run.note(f"lemma {lid} is cited, but a mechanical check failed on its claim; proved like a new lemma")
             else:
                 return self._cite(lid, paper, claim_checks), claim_checks
         return None, claim_checks
@@ -156,8 +164,14 @@ class LemmaWorker:
             node = self.run.node(loop.lid)
             if restates_claim(proposed.proof, node.statement, node.informal):
                 # nothing for a reviewer to check: a failed attempt, repaired like any gap
-                self._fail(loop.lid, attempt, proposed.proof, "gap",
-                           "the proof only restates the claim: give at least one step of argument", [])
+                self._fail(
+                    loop.lid,
+                    attempt,
+                    proposed.proof,
+                    "gap",
+                    "the proof only restates the claim: give at least one step of argument",
+                    [],
+                )
                 loop.used += 1
                 return None
         loop.reverify = False
@@ -170,8 +184,14 @@ class LemmaWorker:
             review = await loop.verifier.review(loop.lid, candidate.proof, candidate.formal_proof)
         except LLMOutputError as exc:
             # The proof stands; only its review is retried.
-            self._fail(loop.lid, attempt, candidate.proof, "unparseable",
-                       f"the review reply could not be read ({exc.message}); not accepted", checks)
+            self._fail(
+                loop.lid,
+                attempt,
+                candidate.proof,
+                "unparseable",
+                f"the review reply could not be read ({exc.message}); not accepted",
+                checks,
+            )
             loop.used += 1
             loop.reverify = True
             return None
@@ -191,32 +211,46 @@ class LemmaWorker:
             return await loop.refiner.targeted(lid, candidate.proof, last_real_failure(failures))
         except (LLMOutputError, _Unusable) as exc:
             text = exc.message if isinstance(exc, LLMOutputError) else str(exc)
-            self._fail(lid, attempt, candidate.proof if candidate else "", "unparseable",
-                       f"the proof reply could not be used: {text}", [])
+            self._fail(
+                lid,
+                attempt,
+                candidate.proof if candidate else "",
+                "unparseable",
+                f"the proof reply could not be used: {text}",
+                [],
+            )
             loop.used += 1
             return None
 
-    async def _check(self, loop: _Attempts, candidate: ProofAttempt,
-                     attempt: int) -> tuple[list[CheckResult], LemmaOutcome | None]:
+    async def _check(
+        self, loop: _Attempts, candidate: ProofAttempt, attempt: int
+    ) -> tuple[list[CheckResult], LemmaOutcome | None]:
         """The mechanical checks of this proof: the claim's, plus the formal proof's when one was
         given (it can only be checked against a statement generated from the lemma's claim)."""
         run, lid = self.run, loop.lid
         if candidate.formal_proof and run.node(lid).claim is None:
-            run.note(f"lemma {lid}: a formal proof was given but the lemma has no claim to "
-                     "generate its statement from; ignored")
+            run.note(
+                f"lemma {lid}: a formal proof was given but the lemma has no claim to "
+                "generate its statement from; ignored"
+            )
             candidate.formal_proof = candidate.formal_helpers = None
         if not candidate.formal_proof:
             return loop.claim_checks, None
-        checks = await run_checks(run.node(lid).claim, settings=run.settings, seed=attempt,
-                                  formal_proof=candidate.formal_proof,
-                                  formal_helpers=candidate.formal_helpers)
+        checks = await run_checks(
+            run.node(lid).claim,
+            settings=run.settings,
+            seed=attempt,
+            formal_proof=candidate.formal_proof,
+            formal_helpers=candidate.formal_helpers,
+        )
         hit = confirmed_refutation(checks)
         if hit is not None:
             return checks, await self._refuted(lid, from_check(lid, hit))
         return checks, None
 
-    async def _decide(self, loop: _Attempts, attempt: int, candidate: ProofAttempt,
-                      checks: list[CheckResult], review: ReviewVerdict) -> LemmaOutcome | None:
+    async def _decide(
+        self, loop: _Attempts, attempt: int, candidate: ProofAttempt, checks: list[CheckResult], review: ReviewVerdict
+    ) -> LemmaOutcome | None:
         """Record the proof (review passed, no mechanical check failed) or the failure, then
         look for a counterexample — also after the last attempt: a refuted lemma can be
         re-planned, a failed one not."""
@@ -244,15 +278,27 @@ class LemmaWorker:
         return await self._refuted(lid, cx) if cx is not None else None
 
     # --- outcomes --------------------------------------------------------------------------------
-    def _fail(self, lid: str, attempt: int, proof: str, category: str, text: str,
-              checks: list[CheckResult]) -> None:
+    def _fail(self, lid: str, attempt: int, proof: str, category: str, text: str, checks: list[CheckResult]) -> None:
         self.run.add_failure(
-            FailedAttempt(lemma_id=lid, attempt=attempt, proof=proof, error_category=category,  # type: ignore[arg-type]
-                          verifier_text=text, checks=checks)
+            FailedAttempt(
+                lemma_id=lid,
+                attempt=attempt,
+                proof=proof,
+                error_category=category,  # type: ignore[arg-type]
+                verifier_text=text,
+                checks=checks,
+            )
         )
 
-    def _record(self, lid: str, attempt: int, candidate: ProofAttempt, checks: list[CheckResult],
-                confidence: float, prover: Prover) -> None:
+    def _record(
+        self,
+        lid: str,
+        attempt: int,
+        candidate: ProofAttempt,
+        checks: list[CheckResult],
+        confidence: float,
+        prover: Prover,
+    ) -> None:
         run = self.run
         mech = lemma_level(run.node(lid), checks)
         reviewer, self_review = run.reviewer_identity()
@@ -308,8 +354,7 @@ class LemmaWorker:
         outcome = await refute(self.run, lid, cx)
         return "root_refuted" if outcome == "root_refuted" else "refuted"
 
-    async def _broad(self, lid: str, refiner: Refiner, candidate: ProofAttempt,
-                     category: str) -> ProofAttempt | None:
+    async def _broad(self, lid: str, refiner: Refiner, candidate: ProofAttempt, category: str) -> ProofAttempt | None:
         """A new proof, or None when the lemma was split (its sub-lemmas are now in the DAG)."""
         run = self.run
         depth, parent = 0, run.node(lid).parent
@@ -326,8 +371,7 @@ class LemmaWorker:
                 run.node(lid).dependencies = surgery.dag[lid].dependencies
                 for text in surgery.notes:
                     run.note(text)
-                run.note(f"lemma {lid} split into {', '.join(surgery.changed)} after repeated "
-                         f"{category} errors")
+                run.note(f"lemma {lid} split into {', '.join(surgery.changed)} after repeated {category} errors")
                 run.set_status(lid, "pending", subs=surgery.changed)
                 for sid in surgery.changed:
                     run.emit(sid, "pending", parent=lid)

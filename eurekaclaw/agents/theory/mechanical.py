@@ -58,8 +58,11 @@ async def run_checks(
 ) -> list[CheckResult]:
     if claim is None:
         if formal_proof and formal_proof.strip():
-            return [CheckResult(checker="coq", verdict="skipped",
-                                detail="a formal proof without a claim checks nothing; ignored")]
+            return [
+                CheckResult(
+                    checker="coq", verdict="skipped", detail="a formal proof without a claim checks nothing; ignored"
+                )
+            ]
         return []
     from eurekaclaw.verify import run_mechanical_checks
 
@@ -82,7 +85,7 @@ async def run_checks(
 
 
 def strongest_level(checks: list[CheckResult]) -> VerificationLevel | None:
-    """"formal" or "smt" when a checker proved the claim, else None."""
+    """ "formal" or "smt" when a checker proved the claim, else None."""
     if not checks:
         return None
     from eurekaclaw.verify import mechanical_level
@@ -103,8 +106,13 @@ def lemma_level(node: LemmaNode, checks: list[CheckResult]) -> MechanicalVerdict
     level = strongest_level(checks)
     if level is None:
         return MechanicalVerdict(None, [])
-    passed = sorted({CHECKER_NAMES.get(c.checker, c.checker) for c in checks
-                     if c.verdict == "passed" and c.checker in CHECKER_NAMES})
+    passed = sorted(
+        {
+            CHECKER_NAMES.get(c.checker, c.checker)
+            for c in checks
+            if c.verdict == "passed" and c.checker in CHECKER_NAMES
+        }
+    )
     evidence = f"claim checked by {' and '.join(passed)}"
     if node.claim_flags:
         why = "the claim is too trivial to verify the lemma: " + "; ".join(node.claim_flags)

@@ -65,7 +65,9 @@ MIN_PROOF_CHARS = 24
 class ProofAttempt(BaseModel):
     """A proof of one lemma plus the prover's own view of its weak points."""
 
-    proof: str = Field(min_length=MIN_PROOF_CHARS, description="the argument, step by step (not a restatement of the claim)")
+    proof: str = Field(
+        min_length=MIN_PROOF_CHARS, description="the argument, step by step (not a restatement of the claim)"
+    )
     self_assessment: SelfAssessmentOut = Field(default_factory=SelfAssessmentOut)
     # Coq, when asked for: the proof script of the statement the project generated from the
     # claim, and helper lemmas placed before it. The model never writes the statement itself.

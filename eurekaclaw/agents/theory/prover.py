@@ -57,13 +57,15 @@ def refuted_context(run: TheoryRun, lemma_id: str) -> list[dict[str, Any]]:
     for cx in run.state.counterexamples:
         if cx.lemma_id in (node.replaces, node.parent) or (node.replaces and cx.lemma_id == lemma_id):
             values = ", ".join(f"{k} = {v}" for k, v in cx.assignment.items()) or "(no values)"
-            out.append({
-                "lemma_id": cx.lemma_id,
-                "statement": cx.statement,
-                "claim": claim_text(cx.claim),
-                "values": values,
-                "description": summarise(cx.description, 400),
-            })
+            out.append(
+                {
+                    "lemma_id": cx.lemma_id,
+                    "statement": cx.statement,
+                    "claim": claim_text(cx.claim),
+                    "values": values,
+                    "description": summarise(cx.description, 400),
+                }
+            )
     return out
 
 
@@ -95,8 +97,7 @@ class _ProofWriter(RunAgent):
         self.tools_used: list[str] = []
 
     def _skills(self, lemma_id: str) -> Skills:
-        skills = skills_for(self.ctx, self.run.node(lemma_id), self.role,
-                            self.run.memory_hints.get(lemma_id, ""))
+        skills = skills_for(self.ctx, self.run.node(lemma_id), self.role, self.run.memory_hints.get(lemma_id, ""))
         self.run.record_skills(lemma_id, skills.names)
         return skills
 
@@ -134,12 +135,11 @@ class Refiner(_ProofWriter):
 
     async def targeted(self, lemma_id: str, proof: str, failure: FailedAttempt) -> ProofAttempt:
         context = await lemma_context(self.run, lemma_id)
-        prompt = render_prompt(
-            "theory_refiner_targeted", proof=proof, failure=failure_view(failure), **context
-        )
+        prompt = render_prompt("theory_refiner_targeted", proof=proof, failure=failure_view(failure), **context)
         request = self._request(lemma_id, prompt, self._skills(lemma_id))
-        return await ask_with_tools(self, request, ProofAttempt, role_tool_names(self.ctx.tools, self.role),
-                                    self.tools_used)
+        return await ask_with_tools(
+            self, request, ProofAttempt, role_tool_names(self.ctx.tools, self.role), self.tools_used
+        )
 
     async def broad(self, lemma_id: str, proof: str, category: str, can_split: bool) -> BroadRepair:
         context = await lemma_context(self.run, lemma_id)
@@ -152,5 +152,6 @@ class Refiner(_ProofWriter):
             **context,
         )
         request = self._request(lemma_id, prompt, self._skills(lemma_id))
-        return await ask_with_tools(self, request, BroadRepair, role_tool_names(self.ctx.tools, self.role),
-                                    self.tools_used)
+        return await ask_with_tools(
+            self, request, BroadRepair, role_tool_names(self.ctx.tools, self.role), self.tools_used
+        )

@@ -54,15 +54,19 @@ async def refute(run: TheoryRun, lemma_id: str, cx: Counterexample) -> Refutatio
         run.emit(lid, "pending", reopened_by=lemma_id)
     async with run.replan_lock:
         if state.replans >= run.settings.theory_max_replans:
-            run.note(f"no re-plan left after the refutation of {lemma_id} "
-                     f"(THEORY_MAX_REPLANS={run.settings.theory_max_replans})")
+            run.note(
+                f"no re-plan left after the refutation of {lemma_id} "
+                f"(THEORY_MAX_REPLANS={run.settings.theory_max_replans})"
+            )
             run.save()
             return "blocked"
         state.replans += 1
         run.save()
         proposal = await Formalizer(run.ctx).replan(state, lemma_id, cx, reopened)
         # Re-apply to the DAG as it is now: other lemmas went on while the model was thinking.
-        result = merge_replan(state.lemma_dag, proposal.proposals, reopened, lemma_id) if not proposal.problems else proposal
+        result = (
+            merge_replan(state.lemma_dag, proposal.proposals, reopened, lemma_id) if not proposal.problems else proposal
+        )
         if result.problems:
             run.note(f"re-plan after the refutation of {lemma_id} rejected: " + "; ".join(result.problems))
             run.save()
@@ -78,9 +82,12 @@ async def refute(run: TheoryRun, lemma_id: str, cx: Counterexample) -> Refutatio
             if node.replaces == lemma_id and node.claim is None:
                 state.level_cap_reasons.append(
                     f"lemma {lid} replaces the refuted lemma {lemma_id} but has no machine-checkable "
-                    "claim, so nothing shows the refutation does not apply to it")
-        run.note(f"re-plan {state.replans} after the refutation of {lemma_id}: "
-                 f"added or restated {', '.join(result.changed) or 'nothing'}")
+                    "claim, so nothing shows the refutation does not apply to it"
+                )
+        run.note(
+            f"re-plan {state.replans} after the refutation of {lemma_id}: "
+            f"added or restated {', '.join(result.changed) or 'nothing'}"
+        )
         run.save()
         for lid in result.changed:
             run.emit(lid, "pending", replan=state.replans)

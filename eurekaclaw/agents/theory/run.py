@@ -117,8 +117,7 @@ class TheoryRun:
         active = self.active()
         order = topological(state.lemma_dag, active) if active else []
         state.open_goals = [
-            lid for lid in order
-            if lid not in state.proven_lemmas and state.lemma_dag[lid].status != "refuted"
+            lid for lid in order if lid not in state.proven_lemmas and state.lemma_dag[lid].status != "refuted"
         ]
 
     def emit(self, lemma_id: str, state: str, *, attempt: int | None = None, **extra: Any) -> None:
@@ -141,8 +140,9 @@ class TheoryRun:
     def add_failure(self, failure: FailedAttempt) -> None:
         self.state.failed_attempts.append(failure)
         self.save()
-        self.emit(failure.lemma_id, "in_progress", attempt=failure.attempt,
-                  result="failed", category=failure.error_category)
+        self.emit(
+            failure.lemma_id, "in_progress", attempt=failure.attempt, result="failed", category=failure.error_category
+        )
 
     def add_proof(self, record: ProofRecord) -> None:
         self.state.proven_lemmas[record.lemma_id] = record

@@ -29,7 +29,8 @@ class Scheduler:
         order = topological(dag, active)
         rank = heights(dag, active)
         ready = [
-            lid for lid in order
+            lid
+            for lid in order
             if dag[lid].status == "pending"
             and lid not in self.run.in_flight
             and all(d in state.proven_lemmas for d in dag[lid].dependencies)

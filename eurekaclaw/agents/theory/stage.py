@@ -138,13 +138,21 @@ class TheoryStage(Stage):
                 reopened.setdefault(lid, []).append(finding.text)
         for lid, texts in sorted(reopened.items()):
             rec = state.proven_lemmas.pop(lid)
-            run.add_failure(FailedAttempt(
-                lemma_id=lid, attempt=rec.attempts, proof=rec.proof, error_category="gap",
-                verifier_text="mechanical consistency check: " + "; ".join(texts)
-                + ". Cite every lemma the proof uses as Lemma~\\ref{lem:<id>}, and only its dependencies."))
+            run.add_failure(
+                FailedAttempt(
+                    lemma_id=lid,
+                    attempt=rec.attempts,
+                    proof=rec.proof,
+                    error_category="gap",
+                    verifier_text="mechanical consistency check: "
+                    + "; ".join(texts)
+                    + ". Cite every lemma the proof uses as Lemma~\\ref{lem:<id>}, and only its dependencies.",
+                )
+            )
             run.set_status(lid, "pending")
-        run.note("proofs sent back once for their citations before the consistency check: "
-                 + ", ".join(sorted(reopened)))
+        run.note(
+            "proofs sent back once for their citations before the consistency check: " + ", ".join(sorted(reopened))
+        )
         return True
 
     async def _conclude(self, run: TheoryRun) -> None:
@@ -179,19 +187,23 @@ class TheoryStage(Stage):
             state.status_reason = f"the assembled proof failed its consistency check: {check.detail}"
             return
         levels = [state.proven_lemmas[lid].verification_level for lid in active]
-        selfs = sorted(lid for lid in active if state.proven_lemmas[lid].self_review
-                       and state.proven_lemmas[lid].verification_level == "reviewed")
+        selfs = sorted(
+            lid
+            for lid in active
+            if state.proven_lemmas[lid].self_review and state.proven_lemmas[lid].verification_level == "reviewed"
+        )
         state.status = "proved"
         state.status_reason = (
             f"all {len(active)} lemmas proven (weakest level: {weakest_level(levels)}); "
             "the assembled proof passed its consistency check"
         )
         if state.contradiction_replans:
-            state.status_reason += ("; this is the second formalization: the experiment contradicted "
-                                    "the first, so the theorem proved may differ from the one first stated")
+            state.status_reason += (
+                "; this is the second formalization: the experiment contradicted "
+                "the first, so the theorem proved may differ from the one first stated"
+            )
         if selfs:
-            state.status_reason += (f"; {len(selfs)} lemma(s) reviewed only by the model that proved "
-                                    "them (self-review)")
+            state.status_reason += f"; {len(selfs)} lemma(s) reviewed only by the model that proved them (self-review)"
         if state.counterexamples:
             refuted = ", ".join(describe(c) for c in state.counterexamples)
             state.status_reason += f"; counterexamples on the way: {refuted}"

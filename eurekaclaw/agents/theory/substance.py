@@ -12,13 +12,15 @@ from collections import Counter
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Words that carry no argument in a one-line "proof".
-FILLER = frozenset("""
+FILLER = frozenset(
+    """
 a an the this that it is are be holds hold true proof qed trivially trivial clearly clear obviously
 obvious immediately immediate follows follow from by definition definitions claim claims statement
 lemma theorem hence thus therefore so we have has as desired required which shows show proved
 proven of and for all every any given since then directly easy easily see note claimed stated
 asserted needed wanted done indeed
-""".split())
+""".split()
+)
 MIN_STEP_WORDS = 1
 
 

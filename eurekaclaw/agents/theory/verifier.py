@@ -56,9 +56,7 @@ class Verifier(RunAgent):
         """`formal_proof`: Coq source sent along with the proof. The kernel checks the proof;
         the reviewer checks that its theorem says what the lemma says."""
         node = self.run.node(lemma_id)
-        deps = [
-            {"id": d["id"], "statement": d["statement"]} for d in self.run.deps_context(lemma_id)
-        ]
+        deps = [{"id": d["id"], "statement": d["statement"]} for d in self.run.deps_context(lemma_id)]
         prompt = render_prompt(
             "theory_verifier",
             assumptions=self.run.state.assumptions,
@@ -70,7 +68,8 @@ class Verifier(RunAgent):
             refuted=refuted_context(self.run, lemma_id),
         )
         skills = skills_block(self.ctx, self.role, lemma_task(node.informal, node.statement))
-        request = self.request(prompt, system=render_prompt("theory_verifier_system"), lemma_id=lemma_id,
-                               extra_system=skills)
+        request = self.request(
+            prompt, system=render_prompt("theory_verifier_system"), lemma_id=lemma_id, extra_system=skills
+        )
         # The reviewer may compute (symbolic) to check a step; its verdict is still only a review.
         return await ask_with_tools(self, request, ReviewVerdict, role_tool_names(self.ctx.tools, self.role))

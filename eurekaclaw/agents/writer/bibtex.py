@@ -16,9 +16,7 @@ from eurekaclaw.knowledge_bus.bus import paper_identity
 from eurekaclaw.types.artifacts import Bibliography, Paper
 
 _VALID_KEY = re.compile(r"[A-Za-z][A-Za-z0-9:_\-.]{0,63}")
-_TITLE_STOP = frozenset(
-    "a an the on of for and in to with from towards toward via using is are new".split()
-)
+_TITLE_STOP = frozenset("a an the on of for and in to with from towards toward via using is are new".split())
 _SAFE_URL = re.compile(r"https?://[A-Za-z0-9\-._~:/?=&+,;@!()*']+")
 # Listed under "Unverified references" (never cited); `not_found` entries are dropped.
 LISTED_UNVERIFIED = ("unverified", "suspicious")
@@ -145,8 +143,11 @@ def loosely_named(ref: str, papers: list[Paper]) -> list[Paper]:
     whose every author's surname appears. Ambiguity is left to the caller (no guess)."""
     words = set(re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKD", ref).encode("ascii", "ignore").decode().lower()))
     joined = _ascii_slug(ref)
-    hits = [p for p in papers if p.authors and p.year and str(p.year) in words
-            and _surname(p.authors[0]) and _surname(p.authors[0]) in joined]
+    hits = [
+        p
+        for p in papers
+        if p.authors and p.year and str(p.year) in words and _surname(p.authors[0]) and _surname(p.authors[0]) in joined
+    ]
     if len(hits) > 1:
         hits = [p for p in hits if all(_surname(a) in joined for a in p.authors if _surname(a))]
     return hits

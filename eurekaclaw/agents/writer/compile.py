@@ -123,7 +123,9 @@ def parse_log(text: str) -> LatexLog:
             log.undefined_flag = True
     # "Emergency stop" and "Fatal error occurred" only repeat an earlier error
     if len(log.errors) > 1:
-        log.errors = [e for e in log.errors if not e.message.startswith(("Emergency stop", "==> Fatal error"))] or log.errors
+        log.errors = [
+            e for e in log.errors if not e.message.startswith(("Emergency stop", "==> Fatal error"))
+        ] or log.errors
     return log
 
 
@@ -156,8 +158,10 @@ def usable_toolchain() -> tuple[Toolchain | None, str]:
 
     boxed, why = sandbox_available()
     if not boxed:
-        return None, (f"the TeX sandbox is unavailable ({why}): model-written LaTeX is compiled only "
-                      "inside bubblewrap, so no PDF was built; read paper.tex before compiling it yourself")
+        return None, (
+            f"the TeX sandbox is unavailable ({why}): model-written LaTeX is compiled only "
+            "inside bubblewrap, so no PDF was built; read paper.tex before compiling it yourself"
+        )
     return toolchain, ""
 
 
@@ -262,7 +266,11 @@ async def compile_tex(build_dir: Path, tex_name: str, toolchain: Toolchain, time
         for kind in ("pdflatex", "bibtex", "pdflatex", "pdflatex"):
             if kind == "bibtex":
                 aux = build_dir / f"{stem}.aux"
-                if toolchain.bibtex is None or not aux.is_file() or "\\bibdata" not in aux.read_text("utf-8", "replace"):
+                if (
+                    toolchain.bibtex is None
+                    or not aux.is_file()
+                    or "\\bibdata" not in aux.read_text("utf-8", "replace")
+                ):
                     continue
                 argv = [toolchain.bibtex, stem]
             else:

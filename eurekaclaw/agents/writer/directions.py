@@ -27,12 +27,21 @@ def direction_report(brief: ResearchBrief | None) -> DirectionReport | None:
         return None
     count = len(brief.dropped_directions)
     final = brief.selected_direction
-    head = (f"This paper reports the research direction {final.title} (composite score {final.composite:.2f}), "
-            if final is not None else "This paper reports the last research direction tried, ")
-    head += (f"the {count + 1}th tried in this session: " if count > 2 else
-             f"the {('second', 'third')[count - 1]} tried in this session: ")
-    head += ("the earlier one was dropped when its theory failed." if count == 1
-             else "the earlier ones were dropped when their theories failed.")
+    head = (
+        f"This paper reports the research direction {final.title} (composite score {final.composite:.2f}), "
+        if final is not None
+        else "This paper reports the last research direction tried, "
+    )
+    head += (
+        f"the {count + 1}th tried in this session: "
+        if count > 2
+        else f"the {('second', 'third')[count - 1]} tried in this session: "
+    )
+    head += (
+        "the earlier one was dropped when its theory failed."
+        if count == 1
+        else "the earlier ones were dropped when their theories failed."
+    )
     dropped = [
         f"Direction {d.version}, {d.title} (composite score {d.composite:.2f}): the theory ended "
         f"{d.outcome}; {_short(d.reason)} (its files are kept in {d.archive}/ of the session)"

@@ -211,9 +211,7 @@ def _checks_summary(checks: list, record: ProofRecord | None = None) -> str:
 def _lemma_status(theory: TheoryState, node: LemmaNode) -> str:
     if node.id in theory.proven_lemmas:
         return "proved"
-    refuted = node.status == "refuted" or any(
-        c.lemma_id == node.id and c.confirmed for c in theory.counterexamples
-    )
+    refuted = node.status == "refuted" or any(c.lemma_id == node.id and c.confirmed for c in theory.counterexamples)
     return "refuted" if refuted else "open"
 
 
@@ -283,8 +281,14 @@ def _theorem_proof(theory: TheoryState, root_id: str | None) -> str | None:
     return root_record.proof if root_record else theory.assembled_proof
 
 
-def _label_map(theory: TheoryState, lemmas: list[LemmaView], statement: str, proof: str | None,
-               experiment: ExperimentView | None, root_id: str | None) -> LabelMap:
+def _label_map(
+    theory: TheoryState,
+    lemmas: list[LemmaView],
+    statement: str,
+    proof: str | None,
+    experiment: ExperimentView | None,
+    root_id: str | None,
+) -> LabelMap:
     """Labels of lemmas, template sections and every \\label the texts define themselves."""
     texts = [statement, proof or ""] + list(theory.assumptions)
     texts += [t for lem in lemmas for t in (lem.statement, lem.proof or "")]
@@ -329,9 +333,15 @@ def build_doc(
     )
 
 
-def _checked_claims(theory: TheoryState, plan: CitePlan, experiment: ExperimentView | None,
-                    lemmas: list[LemmaView], proof: str | None, prose: dict[str, str],
-                    notes: list[str]) -> tuple[dict[str, str], str | None]:
+def _checked_claims(
+    theory: TheoryState,
+    plan: CitePlan,
+    experiment: ExperimentView | None,
+    lemmas: list[LemmaView],
+    proof: str | None,
+    prose: dict[str, str],
+    notes: list[str],
+) -> tuple[dict[str, str], str | None]:
     """Model-written claims of machine verification (in proofs and prose) kept only where the
     records back them (machine_claims.py); every revision is built here too, so none can add one."""
     records = Records.from_theory(theory)

@@ -127,8 +127,9 @@ class ExperimentView:
         for instance, members in groups.items():
             for chunk in _chunks(members):
                 ts = [t for s in chunk for t, _ in s.points]
-                panels.append(Panel(instance, chunk, log_x=max(ts) / min(ts) >= 100, metric=BEST_ARM,
-                                    y_label=BEST_ARM_LABEL))
+                panels.append(
+                    Panel(instance, chunk, log_x=max(ts) / min(ts) >= 100, metric=BEST_ARM, y_label=BEST_ARM_LABEL)
+                )
         return panels
 
     def _regret_panels(self) -> list[Panel]:
@@ -147,8 +148,9 @@ class ExperimentView:
             for chunk in _chunks([s for s in members if not s.is_bound]) or [[]]:
                 members_ = chunk + [b for b in bounds if self._belongs(b, chunk)]
                 ts = [t for s in members_ for t, _ in s.points]
-                panels.append(Panel(instance, members_, log_x=bool(ts) and max(ts) / min(ts) >= 100,
-                                    y_label=self.y_label))
+                panels.append(
+                    Panel(instance, members_, log_x=bool(ts) and max(ts) / min(ts) >= 100, y_label=self.y_label)
+                )
         return panels
 
 
@@ -233,8 +235,7 @@ def read_plot_csv(path: Path) -> tuple[list[Series], list[str]]:
     return series, notes
 
 
-def _series(name: str, rows: list[tuple[float, float, float]], realised: bool = False,
-            metric: str = REGRET) -> Series:
+def _series(name: str, rows: list[tuple[float, float, float]], realised: bool = False, metric: str = REGRET) -> Series:
     rows.sort()
     se_at = {(t, m): e for t, m, e in rows}
     points = _thin([(t, m) for t, m, _ in rows])
@@ -315,7 +316,8 @@ def experiment_view(result: ExperimentResult | None, session_dir: Path | None) -
         notes=list(result.notes),
         csv_name=result.plot_csv,
         y_label=str(
-            result.spec.get("metric") or result.spec.get("y_label")
+            result.spec.get("metric")
+            or result.spec.get("y_label")
             or ("cumulative regret" if result.domain == "mab" else "measured value")
         ),
         runs=_spec_runs(result.spec),

@@ -34,8 +34,10 @@ def _band(s: Series, color: str) -> dict[str, Tex] | None:
         return None
     upper = [(t, y + e) for (t, y), e in zip(s.points, s.stderr, strict=True)]
     lower = [(t, y - e) for (t, y), e in zip(s.points, s.stderr, strict=True)]
-    return {"style": Tex(f"fill={color}, fill opacity={BAND_OPACITY}, draw=none, forget plot"),
-            "data": _table(upper + lower[::-1])}
+    return {
+        "style": Tex(f"fill={color}, fill opacity={BAND_OPACITY}, draw=none, forget plot"),
+        "data": _table(upper + lower[::-1]),
+    }
 
 
 def _policy(s: Series) -> str:
@@ -54,16 +56,26 @@ def _bound_entry(s: Series, panel: Panel, view: ExperimentView, colors: dict[str
     owners = _owners(s, panel, view)
     color = colors.get(owners[0], "black!75") if owners and len(owners) == 1 else "black!75"
     style = f"color={color}, thick, mark=none, {BOUND_DASHES[k % len(BOUND_DASHES)]}"
-    return {"label": s.short_label, "style": Tex(style), "band": None, "data": _table(s.points),
-            "bound": s.short_label[: -len(s.suffix)], "owners": owners}
+    return {
+        "label": s.short_label,
+        "style": Tex(style),
+        "band": None,
+        "data": _table(s.points),
+        "bound": s.short_label[: -len(s.suffix)],
+        "owners": owners,
+    }
 
 
 def _curve_entry(s: Series, colors: dict[str, str]) -> dict[str, Any]:
     color = colors.setdefault(_policy(s), PALETTE[len(colors) % len(PALETTE)])
     if s.realised:
         color += "!45!white"
-    return {"label": s.short_label, "style": Tex(f"color={color}, thick, mark=none"), "band": _band(s, color),
-            "data": _table(s.points)}
+    return {
+        "label": s.short_label,
+        "style": Tex(f"color={color}, thick, mark=none"),
+        "band": _band(s, color),
+        "data": _table(s.points),
+    }
 
 
 def _panel_series(panel: Panel, colors: dict[str, str], view: ExperimentView) -> list[dict[str, Any]]:
@@ -82,8 +94,12 @@ def _y_range(panel: Panel) -> tuple[str, bool]:
     bands, and the bound runs out at the top (the bound table has its values)."""
     if panel.metric == BEST_ARM:
         return "ymin=0, ymax=1, ", False
-    tops = [y + (s.stderr[i] if s.stderr else 0.0) for s in panel.series if not s.is_bound
-            for i, (_, y) in enumerate(s.points)]
+    tops = [
+        y + (s.stderr[i] if s.stderr else 0.0)
+        for s in panel.series
+        if not s.is_bound
+        for i, (_, y) in enumerate(s.points)
+    ]
     bounds = [y for s in panel.series if s.is_bound for _, y in s.points]
     top = max(tops, default=0.0)
     if top > 0 and bounds and max(bounds) > CLIP_FACTOR * top:
@@ -106,8 +122,10 @@ def _bounds_phrase(panels: list[dict[str, Any]]) -> str:
         seen = owners.setdefault(ser["bound"], [] if ser["owners"] is not None else None)
         if seen is not None:
             seen.extend(o for o in ser["owners"] if o not in seen)
-    parts = [name + (" (for every policy)" if pols is None else f" (for {', '.join(pols)})" if pols else "")
-             for name, pols in owners.items()]
+    parts = [
+        name + (" (for every policy)" if pols is None else f" (for {', '.join(pols)})" if pols else "")
+        for name, pols in owners.items()
+    ]
     head = "dashed: the theoretical bound " if len(parts) == 1 else "dashed: the theoretical bounds "
     tail = ", each drawn only beside the policies it was derived for" if any(o for o in owners.values()) else ""
     return head + _join(parts) + tail
@@ -141,20 +159,24 @@ def figures_context(view: ExperimentView) -> tuple[list[dict[str, Any]], list[st
     by_metric: dict[str, list[dict[str, Any]]] = {}
     for panel in view.panels():
         y_range, clipped = _y_range(panel)
-        by_metric.setdefault(panel.metric, []).append({
-            "title": f"instance: {panel.instance}" if panel.instance else "",
-            "instance": panel.instance,
-            "log_x": panel.log_x,
-            "y_label": panel.y_label,
-            "y_range": Tex(y_range),
-            "clipped": clipped,
-            "series": _panel_series(panel, colors, view),
-        })
+        by_metric.setdefault(panel.metric, []).append(
+            {
+                "title": f"instance: {panel.instance}" if panel.instance else "",
+                "instance": panel.instance,
+                "log_x": panel.log_x,
+                "y_label": panel.y_label,
+                "y_range": Tex(y_range),
+                "clipped": clipped,
+                "series": _panel_series(panel, colors, view),
+            }
+        )
     figures = []
     for metric, panels in by_metric.items():
         if len(panels) > MAX_PANELS:
-            notes.append(f"{len(panels) - MAX_PANELS} plot panel(s) left out (at most {MAX_PANELS} per figure); "
-                         "the CSV has all data")
+            notes.append(
+                f"{len(panels) - MAX_PANELS} plot panel(s) left out (at most {MAX_PANELS} per figure); "
+                "the CSV has all data"
+            )
             panels = panels[:MAX_PANELS]
         _layout(panels)
         if metric == BEST_ARM:

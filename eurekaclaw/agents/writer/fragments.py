@@ -160,7 +160,9 @@ def _fix_commands(text: str, undefined: Iterable[str], fixes: list[str]) -> str:
 
 def _drop_dangerous_envs(text: str, fixes: list[str]) -> str:
     for name in DANGEROUS_ENVS:
-        pattern = re.compile(r"\\begin\s*\{" + re.escape(name) + r"\}(.*?)(\\end\s*\{" + re.escape(name) + r"\}|$)", re.S)
+        pattern = re.compile(
+            r"\\begin\s*\{" + re.escape(name) + r"\}(.*?)(\\end\s*\{" + re.escape(name) + r"\}|$)", re.S
+        )
         if pattern.search(text):
             fixes.append(f"environment {name} shown as text")
             text = pattern.sub(lambda m: _source(m.group(0)), text)
@@ -337,7 +339,9 @@ MATH_ONLY = (
 ).split()
 _MATH_CMD = r"\\(?:" + "|".join(sorted(MATH_ONLY, key=len, reverse=True)) + r")(?![A-Za-z])"
 _TOKEN = (
-    r"(?:" + _MATH_CMD + r"(?:\s*\{[^{}]*\})*|(?<![A-Za-z])[A-Za-z](?![A-Za-z])|(?<![A-Za-z\\])[A-Za-z]+(?=[_^])|\d+(?:\.\d+)?|[=<>+\-*/|!'(]"
+    r"(?:"
+    + _MATH_CMD
+    + r"(?:\s*\{[^{}]*\})*|(?<![A-Za-z])[A-Za-z](?![A-Za-z])|(?<![A-Za-z\\])[A-Za-z]+(?=[_^])|\d+(?:\.\d+)?|[=<>+\-*/|!'(]"
     r"|\)(?=[ \t]*[=<>+\-*/\\]))(?:[_^](?:\{[^{}]*\}|\\[A-Za-z]+|[A-Za-z0-9]))*"
 )
 _MATH_RUN = re.compile(_TOKEN + r"(?:[ \t]*" + _TOKEN + r")*")

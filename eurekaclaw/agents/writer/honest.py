@@ -61,7 +61,8 @@ def check_title(prose: dict[str, str], statements: list[str], fallback_title: st
         return prose, []
     return {**prose, "title": fallback_title}, [
         f"the model's title restated the statement in its own formulas ({', '.join(bad)[:120]}); "
-        "a title from the user's statement was used"]
+        "a title from the user's statement was used"
+    ]
 
 
 def check_prose(prose: dict[str, str], proved: bool, fallback_title: str) -> tuple[dict[str, str], list[str]]:

@@ -26,13 +26,44 @@ BLOCKED_WORDS = frozenset(
 )
 # Families: \pdf* primitives read files, \pgf*/\tikz*/\addplot read data files, and so on.
 BLOCKED_PREFIXES = (
-    "pdf", "pgf", "tikz", "addplot", "open", "close", "write", "read", "input", "include",
-    "immediate", "catcode", "every", "new", "renew", "provide", "Declare", "directlua", "lua",
-    "shell", "csname", "special", "scantokens", "verb", "Verb", "lst", "minted", "Input",
-    "IfFile", "bibliography",
+    "pdf",
+    "pgf",
+    "tikz",
+    "addplot",
+    "open",
+    "close",
+    "write",
+    "read",
+    "input",
+    "include",
+    "immediate",
+    "catcode",
+    "every",
+    "new",
+    "renew",
+    "provide",
+    "Declare",
+    "directlua",
+    "lua",
+    "shell",
+    "csname",
+    "special",
+    "scantokens",
+    "verb",
+    "Verb",
+    "lst",
+    "minted",
+    "Input",
+    "IfFile",
+    "bibliography",
     # LaTeX's document-level definers and expl3's switches: \NewDocumentCommand defines;
     # \ExplSyntaxOn and \ProvidesExplFile make `_` and `:` letters, so \iow_open:Nn is one name.
-    "New", "Renew", "Provide", "Expl", "UseHook", "tracing",
+    "New",
+    "Renew",
+    "Provide",
+    "Expl",
+    "UseHook",
+    "tracing",
 )
 # expl3 modules that reach files, the shell, catcodes or arbitrary control sequences. Their
 # functions are spelled \<module>_<name>:<signature>; with `_` a subscript (its normal catcode)
@@ -51,15 +82,23 @@ BLOCK_MODE_OK = frozenset({"label"})
 DOCUMENT_DEFINERS = frozenset(
     f"{verb}{what}"
     for verb in ("New", "Renew", "Provide", "Declare")
-    for what in ("DocumentCommand", "ExpandableDocumentCommand", "DocumentEnvironment", "CommandCopy",
-                 "EnvironmentCopy")
+    for what in (
+        "DocumentCommand",
+        "ExpandableDocumentCommand",
+        "DocumentEnvironment",
+        "CommandCopy",
+        "EnvironmentCopy",
+    )
 )
-DEFINERS = frozenset(
-    """def gdef edef xdef let futurelet newcommand renewcommand providecommand
+DEFINERS = (
+    frozenset(
+        """def gdef edef xdef let futurelet newcommand renewcommand providecommand
     DeclareRobustCommand DeclareMathOperator newenvironment renewenvironment chardef
     mathchardef countdef dimendef skipdef toksdef newtheorem newcount newdimen newskip newtoks
     newread newwrite newif""".split()
-) | DOCUMENT_DEFINERS
+    )
+    | DOCUMENT_DEFINERS
+)
 PREFIX_WORDS = frozenset({"global", "long", "outer", "protected"})
 # Commands whose first argument is a path, a shell command or a link target: dropped with it.
 DROP_ARGUMENT = frozenset(
@@ -87,16 +126,12 @@ ALLOWED_ENVS = (
         quote quotation definition remark example""".split()
     )
 )
-THEOREM_LIKE = frozenset(
-    "theorem lemma proposition corollary proof conjecture claim".split()
-)
+THEOREM_LIKE = frozenset("theorem lemma proposition corollary proof conjecture claim".split())
 DANGEROUS_ENVS = frozenset(
     """filecontents filecontents* verbatim verbatim* Verbatim lstlisting minted comment
     document tikzpicture axis thebibliography""".split()
 )
-CITE_COMMANDS = frozenset(
-    "cite citet citep citealt citealp citeauthor citeyear citetext".split()
-)
+CITE_COMMANDS = frozenset("cite citet citep citealt citealp citeauthor citeyear citetext".split())
 REF_COMMANDS = frozenset("ref eqref autoref pageref cref Cref".split())
 
 

@@ -30,12 +30,16 @@ from eurekaclaw.types.artifacts import TheoryState, weakest_level
 NOTE_PREFIX = "removed claim(s) of machine verification"
 THEOREM = "*theorem*"
 
-_VERB = (r"(?:verif(?:y|ies|ied)|check(?:s|ed)?|prov(?:e|es|ed|en)|certif(?:y|ies|ied)|confirm(?:s|ed)?|"
-         r"accept(?:s|ed)?|validat(?:e|es|ed)|discharg(?:e|es|ed)|type[\s-]?checked|compiled)")
+_VERB = (
+    r"(?:verif(?:y|ies|ied)|check(?:s|ed)?|prov(?:e|es|ed|en)|certif(?:y|ies|ied)|confirm(?:s|ed)?|"
+    r"accept(?:s|ed)?|validat(?:e|es|ed)|discharg(?:e|es|ed)|type[\s-]?checked|compiled)"
+)
 _GAP = r"(?:[\w,'~\\{}:-]+\s+){0,4}?"
 # names of tools are matched case-sensitively: "lean" and "kernel" are also plain words
-_ASSISTANT = r"(?:(?-i:Coq|Lean\s?4?|Isabelle(?:/HOL)?|Agda|HOL\s?Light)|(?:an?\s+|the\s+)?proof\s+assistant|" \
-             r"(?:the\s+|a\s+|its\s+)?(?:proof|(?-i:Coq|Lean))(?:'s)?\s+kernel)"
+_ASSISTANT = (
+    r"(?:(?-i:Coq|Lean\s?4?|Isabelle(?:/HOL)?|Agda|HOL\s?Light)|(?:an?\s+|the\s+)?proof\s+assistant|"
+    r"(?:the\s+|a\s+|its\s+)?(?:proof|(?-i:Coq|Lean))(?:'s)?\s+kernel)"
+)
 _SOLVER = r"(?:(?:an?\s+|the\s+)?(?-i:SMT)(?:[\s-]solvers?)?|Z3|cvc5|CVC5)"
 _SUBJECT_VERB = r"(?:\s+(?:has|have|had))?\s+(?:fully\s+|also\s+)?" + _VERB
 _BY = r"(?:in|by|with|using|through)\s+"
@@ -47,21 +51,28 @@ def _any(*alternatives: str) -> re.Pattern[str]:
 
 # kind -> the phrases that claim it; "formal proof" alone is not one (it also means "rigorous")
 PATTERNS: dict[str, re.Pattern[str]] = {
-    "formal": _any(r"\bformal(?:ly)?[\s-]+(?:verified|checked|certified|machine[\s-]checked)",
-                   r"\b(?:type|kernel)[\s-]checked\b",
-                   r"\bformali[sz]ed\s+(?:and\s+(?:verified|checked)\s+)?in\s+(?-i:Coq|Lean)",
-                   rf"\b{_VERB}\s+{_GAP}{_BY}{_ASSISTANT}\b",
-                   rf"\b(?:(?-i:Coq|Lean|Isabelle)|the\s+proof\s+assistant){_SUBJECT_VERB}\b"),
-    "smt": _any(rf"\b{_VERB}\s+{_GAP}{_BY}{_SOLVER}\b",
-                rf"\b(?:Z3|cvc5|SMT(?:[\s-]solvers?)?|the\s+solver){_SUBJECT_VERB}\b"),
-    "machine": _any(r"\bmachine[\s-](?:checked|verified|certified|proved|proven|checkable\s+proof)",
-                    r"\bmechani(?:cally|sed|zed)[\s-]+(?:verified|checked|proved|proven|certified)",
-                    r"\bcomputer[\s-](?:verified|checked|assisted\s+proof)",
-                    rf"\b{_VERB}\s+{_GAP}by\s+(?:an?\s+|the\s+)?(?:computer|machine|automated\s+(?:checker|prover|tool))\b"),
-    "numeric": _any(r"\bnumerically\s+(?:verified|checked|confirmed|validated|tested)",
-                    r"\b(?:verified|checked|confirmed|validated)\s+numerically\b",
-                    r"\bnumerical(?:ly)?\s+(?:checks?|tests?|verification|falsification)\s+"
-                    r"(?:confirms?|confirmed|verif(?:y|ies|ied)|show(?:s|ed)?|passed)\b"),
+    "formal": _any(
+        r"\bformal(?:ly)?[\s-]+(?:verified|checked|certified|machine[\s-]checked)",
+        r"\b(?:type|kernel)[\s-]checked\b",
+        r"\bformali[sz]ed\s+(?:and\s+(?:verified|checked)\s+)?in\s+(?-i:Coq|Lean)",
+        rf"\b{_VERB}\s+{_GAP}{_BY}{_ASSISTANT}\b",
+        rf"\b(?:(?-i:Coq|Lean|Isabelle)|the\s+proof\s+assistant){_SUBJECT_VERB}\b",
+    ),
+    "smt": _any(
+        rf"\b{_VERB}\s+{_GAP}{_BY}{_SOLVER}\b", rf"\b(?:Z3|cvc5|SMT(?:[\s-]solvers?)?|the\s+solver){_SUBJECT_VERB}\b"
+    ),
+    "machine": _any(
+        r"\bmachine[\s-](?:checked|verified|certified|proved|proven|checkable\s+proof)",
+        r"\bmechani(?:cally|sed|zed)[\s-]+(?:verified|checked|proved|proven|certified)",
+        r"\bcomputer[\s-](?:verified|checked|assisted\s+proof)",
+        rf"\b{_VERB}\s+{_GAP}by\s+(?:an?\s+|the\s+)?(?:computer|machine|automated\s+(?:checker|prover|tool))\b",
+    ),
+    "numeric": _any(
+        r"\bnumerically\s+(?:verified|checked|confirmed|validated|tested)",
+        r"\b(?:verified|checked|confirmed|validated)\s+numerically\b",
+        r"\bnumerical(?:ly)?\s+(?:checks?|tests?|verification|falsification)\s+"
+        r"(?:confirms?|confirmed|verif(?:y|ies|ied)|show(?:s|ed)?|passed)\b",
+    ),
 }
 # a negation shortly before the claim: "did not verify this in Coq", "rather than by Z3"
 _NEGATION = re.compile(
@@ -104,7 +115,7 @@ def claims_in(sentence: str) -> list[tuple[int, str]]:
     found = []
     for kind, rx in PATTERNS.items():
         for m in rx.finditer(sentence):
-            if not _NEGATION.search(sentence[max(0, m.start() - 60): m.start()]):
+            if not _NEGATION.search(sentence[max(0, m.start() - 60) : m.start()]):
                 found.append((m.start(), kind))
     return sorted(found)
 
@@ -127,7 +138,8 @@ class Records:
             rec = theory.proven_lemmas.get(lid)
             lemmas[lid] = Evidence(
                 rec.verification_level if rec else None,
-                frozenset(c.checker for c in rec.checks if c.verdict == "passed") if rec else frozenset())
+                frozenset(c.checker for c in rec.checks if c.verdict == "passed") if rec else frozenset(),
+            )
         levels = [r.verification_level for r in theory.proven_lemmas.values()]
         proved = theory.status == "proved"
         theorem = Evidence(weakest_level(levels) if proved and levels else None)
@@ -143,9 +155,11 @@ class Records:
 
 def _mention_re(lid: str) -> re.Pattern[str]:
     esc = re.escape(lid)
-    forms = [rf"\blemma[~\s]*(?:\\ref\{{(?:lem:)?{esc}\}}|`?{esc}`?)(?![\w])",
-             rf"\\(?:c|C|auto|name)?ref\{{(?:{re.escape(lemma_label(lid))}|lem:{esc})\}}",
-             rf"(?<![\w:])lem:{esc}(?![\w])"]
+    forms = [
+        rf"\blemma[~\s]*(?:\\ref\{{(?:lem:)?{esc}\}}|`?{esc}`?)(?![\w])",
+        rf"\\(?:c|C|auto|name)?ref\{{(?:{re.escape(lemma_label(lid))}|lem:{esc})\}}",
+        rf"(?<![\w:])lem:{esc}(?![\w])",
+    ]
     return re.compile("|".join(forms), re.IGNORECASE)
 
 
@@ -156,8 +170,9 @@ def _subject(named: list[tuple[int, str]], pos: int) -> str | None:
     return before[-1] if before else (after[0] if after else None)
 
 
-def _unsupported(sentence: str, records: Records, default: list[Evidence], *,
-                 numeric_needs_lemma: bool = False) -> str | None:
+def _unsupported(
+    sentence: str, records: Records, default: list[Evidence], *, numeric_needs_lemma: bool = False
+) -> str | None:
     """What the records say instead of a claim of the sentence, or None when every claim holds.
     A claim naming no lemma is judged against `default`; with `numeric_needs_lemma` a numeric
     claim naming none passes (the prose's "numerically verified" is about the experiments)."""
@@ -183,8 +198,9 @@ def _spans(text: str) -> list[tuple[int, int]]:
 
 def _balanced(piece: str) -> bool:
     unescaped = re.sub(r"\\[{}$]", "", piece)
-    return (unescaped.count("{") == unescaped.count("}") and unescaped.count("$") % 2 == 0
-            and not _STRUCTURE.search(piece))
+    return (
+        unescaped.count("{") == unescaped.count("}") and unescaped.count("$") % 2 == 0 and not _STRUCTURE.search(piece)
+    )
 
 
 def _safe_span(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -215,7 +231,7 @@ def _rewrite(text: str, judge: Callable[[str], str | None], replacement: str | N
         span = _safe_span(text, start, end)
         if span is None:
             continue
-        between = text[last:span[0]]
+        between = text[last : span[0]]
         # consecutive removals in a proof leave one note, not a row of them
         merged = bool(removed) and not between.strip()
         removed.append(bad)
@@ -247,8 +263,9 @@ def check_prose_text(text: str, records: Records) -> tuple[str, int]:
     """(the prose without sentences claiming more machine verification than the records, how
     many). A claim naming no lemma is about every result, so the weakest decides; such a numeric
     claim is about the experiments (which do check the bounds numerically) and stays."""
-    new, removed = _rewrite(text, lambda s: _unsupported(s, records, records.everything(),
-                                                                  numeric_needs_lemma=True), None)
+    new, removed = _rewrite(
+        text, lambda s: _unsupported(s, records, records.everything(), numeric_needs_lemma=True), None
+    )
     return new, len(removed)
 
 
@@ -266,8 +283,7 @@ def _note(n: int, where: str, why: str) -> str:
     return f"{NOTE_PREFIX}: {n} sentence(s) {where} claimed a check the records do not show ({why})"
 
 
-def scrub_proof(text: str | None, own: Evidence, records: Records, where: str,
-                notes: list[str]) -> str | None:
+def scrub_proof(text: str | None, own: Evidence, records: Records, where: str, notes: list[str]) -> str | None:
     """check_proof for a proof that may be absent, with a note when anything was removed."""
     if not text:
         return text
@@ -281,8 +297,9 @@ def scrub_prose(prose: dict[str, str], records: Records, notes: list[str]) -> tu
     """(the prose with unsupported claims dropped, whether the title had one: the caller
     replaces it, a title cannot lose a sentence)."""
     out = dict(prose)
-    title_bad = _unsupported(prose.get("title") or "", records, records.everything(),
-                             numeric_needs_lemma=True) is not None
+    title_bad = (
+        _unsupported(prose.get("title") or "", records, records.everything(), numeric_needs_lemma=True) is not None
+    )
     for name, text in prose.items():
         if name == "title" or not text:
             continue

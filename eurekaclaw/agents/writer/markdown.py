@@ -110,8 +110,14 @@ class _Md:
                 "csv": doc.experiment.csv_name,
                 "plot": doc.experiment.has_plot and doc.show_plot,
                 "checks": [
-                    [c.name, c.horizon, f"{fmt(c.empirical_mean)} ± {fmt(c.std_error)}", fmt(c.theoretical),
-                     "yes" if c.held else "NO", fmt(c.margin)]
+                    [
+                        c.name,
+                        c.horizon,
+                        f"{fmt(c.empirical_mean)} ± {fmt(c.std_error)}",
+                        fmt(c.theoretical),
+                        "yes" if c.held else "NO",
+                        fmt(c.margin),
+                    ]
                     for c in doc.experiment.checks
                 ],
                 "notes": doc.experiment.notes,
@@ -135,9 +141,7 @@ class _Md:
             "lemmas": lemmas,
             "summary": [[cell(c) for c in row] for row in summary],
             "levels": [{"name": lvl, "meaning": LEVEL_MEANING[lvl]} for lvl in doc.levels_used],
-            "counterexamples": [
-                f"{c.lemma_id}: {c.description or c.assignment}" for c in doc.counterexamples
-            ],
+            "counterexamples": [f"{c.lemma_id}: {c.description or c.assignment}" for c in doc.counterexamples],
             "experiment": exp,
             "directions": doc.directions,
             "references": [(key, plain_reference(p)) for key, p in doc.cite.citable()],

@@ -57,15 +57,15 @@ def _first_sentence(text: str, limit: int = 110) -> str:
     return cut + " ..."
 
 
-def fallback_prose(
-    theory: TheoryState, plan: CitePlan, experiment: ExperimentView | None
-) -> dict[str, str]:
+def fallback_prose(theory: TheoryState, plan: CitePlan, experiment: ExperimentView | None) -> dict[str, str]:
     """Prose built from the statement and the theory state only (no model)."""
     informal = theory.informal_statement.strip()
     proved = theory.status == "proved"
     # the user's statement is data: its math typeset, its commands shown as text (fragments.py)
     shown = statement_tex(informal) if informal else "the statement given below"
-    title = statement_tex(_first_sentence(informal)) if informal else "A machine-assisted study of a mathematical statement"
+    title = (
+        statement_tex(_first_sentence(informal)) if informal else "A machine-assisted study of a mathematical statement"
+    )
     # a domain's shipped classics are named only where a lemma cites them (not "drawn on" wholesale)
     lemma_keys = {k for node in theory.lemma_dag.values() if (k := plan.resolve(node.citation))}
     keys = [key for key, _ in plan.citable() if key not in plan.shipped_keys or key in lemma_keys]
@@ -96,9 +96,7 @@ def fallback_prose(
         items = "\n".join(f"\\item ({escape_text(prov)}) {escape_text(desc)}" for prov, desc in plan_items)
         intro.append("The proof plan was:\n\\begin{itemize}\n" + items + "\n\\end{itemize}")
     related = (
-        "This work draws on the following verified references: "
-        + ", ".join(f"\\citet{{{k}}}" for k in keys)
-        + "."
+        "This work draws on the following verified references: " + ", ".join(f"\\citet{{{k}}}" for k in keys) + "."
         if keys
         else "No verified references are available for this session."
     )
@@ -114,16 +112,17 @@ def fallback_prose(
     }
     if experiment is not None:
         held = sum(1 for c in experiment.checks if c.held)
-        prose["experiments"] = (
-            "We compare the empirical behaviour of the policies with the theoretical bounds"
-            + (f": {held} of {len(experiment.checks)} bound check(s) held." if experiment.checks else ".")
+        prose["experiments"] = "We compare the empirical behaviour of the policies with the theoretical bounds" + (
+            f": {held} of {len(experiment.checks)} bound check(s) held." if experiment.checks else "."
         )
     return prose
 
 
 def _distinct_plan(theory: TheoryState) -> list[Any]:
     """Proof-plan items once each, without restatements of the theorem itself."""
-    restated = {" ".join(t.split()).casefold() for t in (theory.informal_statement, theory.formal_statement) if t.strip()}
+    restated = {
+        " ".join(t.split()).casefold() for t in (theory.informal_statement, theory.formal_statement) if t.strip()
+    }
     seen: set[str] = set()
     items = []
     for item in theory.proof_plan:
@@ -202,15 +201,19 @@ async def write_prose(
         request = agent.request(prompt, output=PaperProse, extra_system=skills)
         reply = await agent.ask_structured(request, PaperProse)
     except LLMError as exc:
-        reason = f"the model's prose was unusable ({type(exc).__name__}: {exc.message[:200]}); " \
-                 "deterministic prose built from the statement was used instead"
+        reason = (
+            f"the model's prose was unusable ({type(exc).__name__}: {exc.message[:200]}); "
+            "deterministic prose built from the statement was used instead"
+        )
         return fallback, [reason]
     fields, rejected = usable_fields(reply)
     notes = []
     if rejected:
         notes.append(
-            "the model's reply had no usable " + ", ".join(rejected)
-            + "; deterministic prose was used for " + ("it" if len(rejected) == 1 else "them")
+            "the model's reply had no usable "
+            + ", ".join(rejected)
+            + "; deterministic prose was used for "
+            + ("it" if len(rejected) == 1 else "them")
         )
     prose = {**fallback, **fields}
     if experiment is None:

@@ -127,7 +127,9 @@ class _Renderer:
             return self.as_source(block_id, text, what, "; ".join(dict.fromkeys(check.removed)))
         if rep.fixes:
             self.info.repaired[block_id] = rep.fixes
-            self.note(f"{what} repaired in place: " + "; ".join(rep.fixes[:5]) + ("; ..." if len(rep.fixes) > 5 else ""))
+            self.note(
+                f"{what} repaired in place: " + "; ".join(rep.fixes[:5]) + ("; ..." if len(rep.fixes) > 5 else "")
+            )
         return self.wrap(block_id, rep.text)
 
     def as_source(self, block_id: str, text: str, what: str, reason: str) -> Tex:
@@ -177,7 +179,9 @@ class _Renderer:
                     "label": Tex(lem.label),
                     "head": Tex(head),
                     "margin": Tex(escape_text(tag)),
-                    "statement": self.verbatim(f"lemma:{i}:statement", lem.statement, f"the statement of lemma {lem.id}"),
+                    "statement": self.verbatim(
+                        f"lemma:{i}:statement", lem.statement, f"the statement of lemma {lem.id}"
+                    ),
                     "proof": self.verbatim(f"lemma:{i}:proof", lem.proof, f"the proof of lemma {lem.id}")
                     if lem.proof
                     else None,
@@ -226,9 +230,7 @@ class _Renderer:
     def context(self) -> dict[str, Any]:
         doc = self.doc
         plan = doc.cite
-        theorem_tag = (
-            f"proved; weakest level: {doc.weakest}" if doc.proved else f"not proved: {doc.theorem_status}"
-        )
+        theorem_tag = f"proved; weakest level: {doc.weakest}" if doc.proved else f"not proved: {doc.theorem_status}"
         abstract = self.prose("abstract")
         suffix = escape_text(doc.abstract_suffix())
         ctx: dict[str, Any] = {
@@ -272,8 +274,9 @@ class _Renderer:
         }
         # verified works the prose did not cite are still cited once, so every reference in
         # references.bib is reachable from the text
-        prose_text = "\n".join(str(ctx[k]) for k in ("title", "abstract", "introduction", "preliminaries",
-                                                    "related_work", "limitations"))
+        prose_text = "\n".join(
+            str(ctx[k]) for k in ("title", "abstract", "introduction", "preliminaries", "related_work", "limitations")
+        )
         if ctx["experiment"]:
             prose_text += str(ctx["experiment"]["text"])
         already = set(cited_keys(prose_text)) | {lem.citation_key for lem in doc.lemmas if lem.citation_key}

@@ -106,8 +106,9 @@ def _replace_unsetable_chars(doc: PaperDoc, log: LatexLog) -> str | None:
             if ch in doc.prose.get(name, ""):
                 doc.prose[name] = doc.prose[name].replace(ch, "?")
                 fixed.append(name)
-        blocks = [b for b in _blocks_mentioning(doc, re.compile(re.escape(ch)))
-                  if ch not in doc.block_bad_chars.get(b, set())]
+        blocks = [
+            b for b in _blocks_mentioning(doc, re.compile(re.escape(ch))) if ch not in doc.block_bad_chars.get(b, set())
+        ]
         for b in blocks:
             doc.block_bad_chars.setdefault(b, set()).add(ch)
         fixed += blocks
@@ -246,7 +247,9 @@ async def compile_with_repair(
                 name, line = failing
                 if llm_fix is not None and llm_fixes < MAX_LLM_FIXES and name not in doc.plain_prose:
                     llm_fixes += 1
-                    replacement = await llm_fix(name, doc.prose.get(name, ""), result.error_text(), _offending(tex, line))
+                    replacement = await llm_fix(
+                        name, doc.prose.get(name, ""), result.error_text(), _offending(tex, line)
+                    )
                     if replacement and replacement.strip() and replacement != doc.prose.get(name):
                         doc.prose[name] = replacement
                         action = f"model fix {llm_fixes} of the {name} prose"

@@ -46,9 +46,10 @@ def _checks(view: ExperimentView) -> list[str]:
             continue
         seen.add(key)
         source = "the theorem's bound" if c.from_theorem else "the domain's default bound"
-        lines.append(f"- {c.name} ({source}) at T={c.horizon}: empirical {fmt(c.empirical_mean)} "
-                     f"(s.e. {fmt(c.std_error)}) vs bound {fmt(c.theoretical)}: "
-                     + ("held" if c.held else "VIOLATED"))
+        lines.append(
+            f"- {c.name} ({source}) at T={c.horizon}: empirical {fmt(c.empirical_mean)} "
+            f"(s.e. {fmt(c.std_error)}) vs bound {fmt(c.theoretical)}: " + ("held" if c.held else "VIOLATED")
+        )
     return lines
 
 
@@ -99,8 +100,10 @@ def experiment_brief(view: ExperimentView | None, result: ExperimentResult | Non
         if result.violations:
             parts += ["violations of the theorem's bounds:", *(f"- {v}" for v in result.violations)]
         if result.claim_violation_rates:
-            parts += ["lemma claims checked on sampled values (violation rate):",
-                      *(f"- {k}: {fmt(v)}" for k, v in sorted(result.claim_violation_rates.items()))]
+            parts += [
+                "lemma claims checked on sampled values (violation rate):",
+                *(f"- {k}: {fmt(v)}" for k, v in sorted(result.claim_violation_rates.items())),
+            ]
         notes = list(dict.fromkeys(n for n in result.notes if n.strip()))
         if notes:
             parts += ["notes:", *(f"- {n}" for n in notes[:MAX_NOTES])]

@@ -224,7 +224,7 @@ class _Walker:
             return self.ref(name, i, end)
         expl_end = expl3_name_end(text, name, end)
         if expl_end is not None:
-            self.removed.append(f"removed expl3 \\{text[i + 1:expl_end]}")
+            self.removed.append(f"removed expl3 \\{text[i + 1 : expl_end]}")
             return expl_end
         if is_blocked(name) and not (self.mode == "block" and name in BLOCK_MODE_OK):
             return self.blocked(name, end)

@@ -33,8 +33,12 @@ def offer_shipped(plan: CitePlan, plugin: Any, theory: TheoryState) -> list[str]
     if not shipped:
         return []
     if plan.citable_keys() - plan.shipped_keys:
-        named = {paper_identity(p) for node in theory.lemma_dag.values() if node.citation
-                 for p in loosely_named(node.citation, shipped)}
+        named = {
+            paper_identity(p)
+            for node in theory.lemma_dag.values()
+            if node.citation
+            for p in loosely_named(node.citation, shipped)
+        }
         shipped = [p for p in shipped if paper_identity(p) in named]
     return plan.add_shipped(shipped)
 
@@ -43,8 +47,7 @@ def keep_cited_shipped(plan: CitePlan, prose: dict[str, str], theory: TheoryStat
     """Withdraw the shipped references neither the prose nor a lemma cites; the ones kept."""
     if not plan.shipped_keys:
         return []
-    cited = {k.strip() for text in prose.values() for group in _CITE.findall(text or "")
-             for k in group.split(",")}
+    cited = {k.strip() for text in prose.values() for group in _CITE.findall(text or "") for k in group.split(",")}
     cited |= {key for node in theory.lemma_dag.values() if (key := plan.resolve(node.citation))}
     plan.drop_shipped(cited)
     return [p for p in plan.cited if plan.keys[p.paper_id] in plan.shipped_keys]

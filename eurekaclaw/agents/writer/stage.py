@@ -86,8 +86,9 @@ class WriterAgent(BaseAgent):
         cached = self.ctx.bus.get(PROSE_CACHE_KEY)
         if isinstance(cached, dict) and cached.get("fingerprint") == fingerprint:
             return dict(cached["prose"]), list(cached.get("notes", []))
-        prose, notes = await write_prose(self, theory, plan, experiment, self.ctx.bus.get_research_brief(),
-                                         self.ctx.bus.get_experiment_result())
+        prose, notes = await write_prose(
+            self, theory, plan, experiment, self.ctx.bus.get_research_brief(), self.ctx.bus.get_experiment_result()
+        )
         self.ctx.bus.put(PROSE_CACHE_KEY, {"fingerprint": fingerprint, "prose": prose, "notes": notes})
         return prose, notes
 
@@ -122,8 +123,10 @@ class WriterAgent(BaseAgent):
         shipped = keep_cited_shipped(plan, prose, theory)
         record_shipped(ctx.bus, shipped)
         if shipped:
-            notes.append(f"{len(shipped)} reference(s) cited from the {ctx.domain} domain's own "
-                         "bibliography (checked when it was written, not by this session)")
+            notes.append(
+                f"{len(shipped)} reference(s) cited from the {ctx.domain} domain's own "
+                "bibliography (checked when it was written, not by this session)"
+            )
         doc = build_doc(theory, plan, experiment, prose)
         doc.directions = direction_report(ctx.bus.get_research_brief())
         if ctx.bus.get_bibliography() is not None and not plan.checks_ran:

@@ -16,8 +16,16 @@ import threading
 from pathlib import Path
 
 # Read-only trees TeX and latexmk (Perl) need besides /usr: formats, configuration, modules.
-TEX_TREES = ("/usr/share/texlive", "/usr/share/texmf", "/var/lib/texmf", "/etc/texmf", "/etc/perl", "/etc/alternatives",
-             "/usr/local/texlive", "/usr/local/share/texmf")
+TEX_TREES = (
+    "/usr/share/texlive",
+    "/usr/share/texmf",
+    "/var/lib/texmf",
+    "/etc/texmf",
+    "/etc/perl",
+    "/etc/alternatives",
+    "/usr/local/texlive",
+    "/usr/local/share/texmf",
+)
 OUTPUT_SUFFIXES = (".pdf", ".log", ".aux", ".bbl", ".blg", ".out", ".fls", ".fdb_latexmk", ".toc")
 MEMORY_MB = 3072  # total; RLIMIT_AS per process is this / MAX_PROCS without a cgroup
 MAX_PROCS = 6  # latexmk -> sh -> pdflatex or bibtex (pdflatex needs ~300 MB of address space)
@@ -64,24 +72,43 @@ def _copy_out(work: Path, build_dir: Path) -> None:
             shutil.copyfile(item, build_dir / item.name)
 
 
-def _run_blocking(argv: list[str], build_dir: Path, timeout_s: float, env: dict[str, str],
-                  stop: threading.Event) -> tuple[int | None, str, bool]:
+def _run_blocking(
+    argv: list[str], build_dir: Path, timeout_s: float, env: dict[str, str], stop: threading.Event
+) -> tuple[int | None, str, bool]:
     from eurekaclaw.tools import sandbox
 
-    limits = sandbox.Limits(timeout_s=max(timeout_s, 0.1), cpu_s=max(1, int(timeout_s) + 1), memory_mb=MEMORY_MB,
-                            max_procs=MAX_PROCS, file_mb=FILE_MB, tmp_mb=TMP_MB, max_output_bytes=2_000_000)
+    limits = sandbox.Limits(
+        timeout_s=max(timeout_s, 0.1),
+        cpu_s=max(1, int(timeout_s) + 1),
+        memory_mb=MEMORY_MB,
+        max_procs=MAX_PROCS,
+        file_mb=FILE_MB,
+        tmp_mb=TMP_MB,
+        max_output_bytes=2_000_000,
+    )
     with sandbox.sandbox_workdir(prefix="eurekaclaw-tex-") as work:
         _copy_in(build_dir, work)
         inside = {k: v for k, v in env.items() if k not in ("PATH", "HOME", "TMPDIR")}
-        inside.update({"HOME": str(work), "TEXMFVAR": str(work / ".texmf-var"), "TEXMFCONFIG": str(work / ".texmf-config")})
-        run = sandbox.run_sandboxed(argv, limits=limits, ro_paths=tex_paths(argv[0]), rw_dir=work, env=inside,
-                                    cwd=str(work), merge_stderr=True, stop=stop)
+        inside.update(
+            {"HOME": str(work), "TEXMFVAR": str(work / ".texmf-var"), "TEXMFCONFIG": str(work / ".texmf-config")}
+        )
+        run = sandbox.run_sandboxed(
+            argv,
+            limits=limits,
+            ro_paths=tex_paths(argv[0]),
+            rw_dir=work,
+            env=inside,
+            cwd=str(work),
+            merge_stderr=True,
+            stop=stop,
+        )
         _copy_out(work, build_dir)
     return run.returncode, run.stdout.decode("utf-8", "replace"), run.timed_out
 
 
-async def run_tex_sandboxed(argv: list[str], build_dir: Path, timeout_s: float,
-                            env: dict[str, str]) -> tuple[int | None, str, bool]:
+async def run_tex_sandboxed(
+    argv: list[str], build_dir: Path, timeout_s: float, env: dict[str, str]
+) -> tuple[int | None, str, bool]:
     """(exit code, combined output, timed out) of argv run in the sandbox on a copy of build_dir.
     Cancelling the caller stops the sandbox (its whole process tree) at once."""
     stop = threading.Event()

@@ -22,10 +22,23 @@ def plan_for(statement: str) -> dict[str, Any]:
         "assumptions": [],
         "proof_plan": [{"id": "P1", "description": "Standard.", "provenance": "new", "lemma_ids": ["aux", "T"]}],
         "lemmas": [
-            {"id": "aux", "statement": "The expression is bounded as required.", "informal": "a bound",
-             "provenance": "new", "dependencies": [], "claim": None},
-            {"id": "T", "statement": statement, "informal": "the statement", "provenance": "new",
-             "dependencies": ["aux"], "is_root": True, "claim": None},
+            {
+                "id": "aux",
+                "statement": "The expression is bounded as required.",
+                "informal": "a bound",
+                "provenance": "new",
+                "dependencies": [],
+                "claim": None,
+            },
+            {
+                "id": "T",
+                "statement": statement,
+                "informal": "the statement",
+                "provenance": "new",
+                "dependencies": ["aux"],
+                "is_root": True,
+                "claim": None,
+            },
         ],
     }
 
@@ -37,9 +50,12 @@ def respond(request: Any) -> Any:
         problem = problem_in(request.prompt_text())
         return plan_for(problem.statement if problem is not None else "The statement holds.")
     if role in ("prover", "refiner"):
-        attempt = {"proof": r"By Lemma~\ref{lem:aux} this is standard and follows from the definitions."
-                   if request.lemma_id == "T" else "This is standard and follows from the definitions.",
-                   "self_assessment": {"confidence": 1.0, "gaps": [], "weakest_step": "none"}}
+        attempt = {
+            "proof": r"By Lemma~\ref{lem:aux} this is standard and follows from the definitions."
+            if request.lemma_id == "T"
+            else "This is standard and follows from the definitions.",
+            "self_assessment": {"confidence": 1.0, "gaps": [], "weakest_step": "none"},
+        }
         return {"strategy": "new_approach", "attempt": attempt} if name == "BroadRepair" else attempt
     if role == "verifier":
         return PASS

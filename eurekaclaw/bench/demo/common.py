@@ -9,8 +9,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-CONSISTENT = {"proves_statement": True, "assumptions_respected": True, "cited_lemmas_used_correctly": True,
-              "verdict": "consistent", "issues": []}
+CONSISTENT = {
+    "proves_statement": True,
+    "assumptions_respected": True,
+    "cited_lemmas_used_correctly": True,
+    "verdict": "consistent",
+    "issues": [],
+}
 
 
 def _norm(text: str) -> str:

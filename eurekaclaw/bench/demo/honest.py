@@ -16,10 +16,19 @@ MODEL = "scripted-honest"
 _session: dict[str, Any] = {}
 
 PASS = {"verdict": "pass", "confidence": 0.8, "errors": [], "summary": "each step follows from the claim"}
-FAIL = {"verdict": "fail", "confidence": 0.9,
-        "errors": [{"category": "gap", "description": "the statement has no machine-checkable form",
-                    "location": "whole proof", "severity": "major"}],
-        "summary": "I could not check this statement"}
+FAIL = {
+    "verdict": "fail",
+    "confidence": 0.9,
+    "errors": [
+        {
+            "category": "gap",
+            "description": "the statement has no machine-checkable form",
+            "location": "whole proof",
+            "severity": "major",
+        }
+    ],
+    "summary": "I could not check this statement",
+}
 
 
 def plan_for(problem: Any) -> dict[str, Any]:
@@ -27,11 +36,21 @@ def plan_for(problem: Any) -> dict[str, Any]:
     return {
         "formal_statement": problem.statement,
         "assumptions": list(claim["assumptions"]) if claim else [],
-        "proof_plan": [{"id": "P1", "description": "Check the claim directly.", "provenance": "new", "lemma_ids": ["T"]}],
-        "lemmas": [{
-            "id": "T", "statement": problem.statement, "informal": "the statement itself", "provenance": "new",
-            "dependencies": [], "is_root": True, "claim": claim, "claim_is_statement": claim is not None,
-        }],
+        "proof_plan": [
+            {"id": "P1", "description": "Check the claim directly.", "provenance": "new", "lemma_ids": ["T"]}
+        ],
+        "lemmas": [
+            {
+                "id": "T",
+                "statement": problem.statement,
+                "informal": "the statement itself",
+                "provenance": "new",
+                "dependencies": [],
+                "is_root": True,
+                "claim": claim,
+                "claim_is_statement": claim is not None,
+            }
+        ],
     }
 
 
@@ -44,10 +63,15 @@ def respond(request: Any) -> Any:
             _session["problem"] = problem
             return plan_for(problem)
     if role in ("prover", "refiner"):
-        attempt = {"proof": "The claim is an algebraic identity or inequality in its variables; "
-                            "it follows by rearranging into a sum of squares.",
-                   "self_assessment": {"confidence": 0.5, "gaps": ["relies on the mechanical check"],
-                                       "weakest_step": "the rearrangement"}}
+        attempt = {
+            "proof": "The claim is an algebraic identity or inequality in its variables; "
+            "it follows by rearranging into a sum of squares.",
+            "self_assessment": {
+                "confidence": 0.5,
+                "gaps": ["relies on the mechanical check"],
+                "weakest_step": "the rearrangement",
+            },
+        }
         return {"strategy": "new_approach", "attempt": attempt} if name == "BroadRepair" else attempt
     if role == "verifier":
         # it defers to the mechanical checks when there are some, and says so when there are none

@@ -38,8 +38,14 @@ from eurekaclaw.tools.literature.titles import SUSPICIOUS_AT, VERIFIED_AT, title
 from eurekaclaw.types.artifacts import CitationStatus, Paper
 
 __all__ = [
-    "SUSPICIOUS_AT", "VERIFIED_AT", "CitationVerifier", "Verdict", "assign_cite_keys",
-    "base_cite_key", "status_for", "title_similarity",
+    "SUSPICIOUS_AT",
+    "VERIFIED_AT",
+    "CitationVerifier",
+    "Verdict",
+    "assign_cite_keys",
+    "base_cite_key",
+    "status_for",
+    "title_similarity",
 ]
 
 ARXIV_BATCH = 100
@@ -127,7 +133,10 @@ class CitationVerifier:
         return found, None
 
     async def verify(
-        self, paper: Paper, *, arxiv_found: dict[str, Paper] | None = None,
+        self,
+        paper: Paper,
+        *,
+        arxiv_found: dict[str, Paper] | None = None,
         arxiv_error: str | None = None,
     ) -> Paper:
         """A copy of `paper` with verification, verification_detail and similarity set."""
@@ -135,7 +144,11 @@ class CitationVerifier:
         return checked
 
     async def _check(
-        self, paper: Paper, *, arxiv_found: dict[str, Paper] | None, arxiv_error: str | None,
+        self,
+        paper: Paper,
+        *,
+        arxiv_found: dict[str, Paper] | None,
+        arxiv_error: str | None,
     ) -> tuple[Paper, bool]:
         """(checked copy, whether any source answered about it)."""
         if not title_words(paper.title):
@@ -161,7 +174,11 @@ class CitationVerifier:
             ladder.verdicts.append(_judge(paper, [found], "crossref", f"DOI {doi}", by_id=True))
 
     async def _by_arxiv(
-        self, paper: Paper, arxiv_id: str, ladder: _Ladder, arxiv_found: dict[str, Paper] | None,
+        self,
+        paper: Paper,
+        arxiv_id: str,
+        ladder: _Ladder,
+        arxiv_found: dict[str, Paper] | None,
         arxiv_error: str | None,
     ) -> None:
         key = strip_arxiv_version(arxiv_id)
@@ -196,9 +213,15 @@ class CitationVerifier:
         if contradiction is not None and best.title_close and not best.by_id:
             # The title exists, but the DOI / arXiv id the citation carries names another work
             # (and would go into the BibTeX entry): the citation as given is not that paper.
-            best = Verdict("suspicious", best.source, best.similarity,
-                           f"{best.detail}; but the citation's own id resolves to another work: "
-                           f"{contradiction.detail}", best.rank, best.by_id, best.title_close)
+            best = Verdict(
+                "suspicious",
+                best.source,
+                best.similarity,
+                f"{best.detail}; but the citation's own id resolves to another work: {contradiction.detail}",
+                best.rank,
+                best.by_id,
+                best.title_close,
+            )
             return self._apply(paper, best, [v for v in verdicts if v is not contradiction])
         if best.status == "unverified" and errors:
             best.detail += "; not asked: " + "; ".join(errors)

@@ -260,29 +260,50 @@ class LiteratureHttp:
 
     def retry_policy(self, host: str) -> RetryPolicy:
         p = self.policy(host)
-        return RetryPolicy(max_retries=p.max_retries, base_s=p.backoff_base_s, max_wait_s=p.backoff_max_s,
-                           max_total_s=self.deadline_s, cap_retry_after=False)
+        return RetryPolicy(
+            max_retries=p.max_retries,
+            base_s=p.backoff_base_s,
+            max_wait_s=p.backoff_max_s,
+            max_total_s=self.deadline_s,
+            cap_retry_after=False,
+        )
 
     def _backoff(self, host: str, attempt: int) -> float:
         return self.retry_policy(host).backoff(attempt, self.rng)  # jitter spreads parallel callers
 
     # --- requests ----------------------------------------------------------------------------
     async def get(
-        self, url: str, *, params: dict[str, Any] | None = None, headers: dict[str, str] | None = None,
-        cache: bool = True, expect: BodyKind | None = None,
+        self,
+        url: str,
+        *,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        cache: bool = True,
+        expect: BodyKind | None = None,
     ) -> HttpResponse:
         return await self.request("GET", url, params=params, headers=headers, cache=cache, expect=expect)
 
     async def post_json(
-        self, url: str, body: Any, *, params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None, cache: bool = True, expect: BodyKind | None = None,
+        self,
+        url: str,
+        body: Any,
+        *,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        cache: bool = True,
+        expect: BodyKind | None = None,
     ) -> HttpResponse:
-        return await self.request("POST", url, params=params, headers=headers, body=body, cache=cache,
-                                  expect=expect)
+        return await self.request("POST", url, params=params, headers=headers, body=body, cache=cache, expect=expect)
 
     async def request(
-        self, method: str, url: str, *, params: dict[str, Any] | None = None,
-        headers: dict[str, str] | None = None, body: Any = None, cache: bool = True,
+        self,
+        method: str,
+        url: str,
+        *,
+        params: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+        body: Any = None,
+        cache: bool = True,
         expect: BodyKind | None = None,
     ) -> HttpResponse:
         """A 2xx or a definite 4xx answer; SourceUnavailable when the host cannot answer.
@@ -311,8 +332,13 @@ class LiteratureHttp:
         return response
 
     async def _send(
-        self, method: str, url: str, host: str, params: dict[str, Any] | None,
-        headers: dict[str, str] | None, body: Any,
+        self,
+        method: str,
+        url: str,
+        host: str,
+        params: dict[str, Any] | None,
+        headers: dict[str, str] | None,
+        body: Any,
     ) -> HttpResponse:
         if self.offline:
             raise SourceUnavailable(host, "offline mode, EUREKACLAW_OFFLINE is set", connect=True)
@@ -323,7 +349,8 @@ class LiteratureHttp:
         while True:
             if not breaker.allow():
                 raise SourceUnavailable(
-                    host, f"circuit open after: {breaker.last_reason or 'repeated failures'}",
+                    host,
+                    f"circuit open after: {breaker.last_reason or 'repeated failures'}",
                     connect=breaker.connect_failure,
                 )
             await self._wait_for_slot(host)
@@ -342,8 +369,9 @@ class LiteratureHttp:
                     status=raw.status_code,
                     text=raw.text,
                     url=str(raw.url),
-                    headers={k.lower(): v for k, v in raw.headers.items()
-                             if k.lower() in ("content-type", "retry-after")},
+                    headers={
+                        k.lower(): v for k, v in raw.headers.items() if k.lower() in ("content-type", "retry-after")
+                    },
                 )
                 if not retryable_status(raw.status_code):
                     breaker.record_success()

@@ -24,11 +24,42 @@ IdKind = Literal["arxiv", "doi", "s2"]
 # Archives that had old-style identifiers (before April 2007).
 OLD_ARCHIVES = frozenset(
     {
-        "acc-phys", "adap-org", "alg-geom", "ao-sci", "astro-ph", "atom-ph", "bayes-an",
-        "chao-dyn", "chem-ph", "cmp-lg", "comp-gas", "cond-mat", "cs", "dg-ga", "funct-an",
-        "gr-qc", "hep-ex", "hep-lat", "hep-ph", "hep-th", "math", "math-ph", "mtrl-th", "nlin",
-        "nucl-ex", "nucl-th", "patt-sol", "physics", "plasm-ph", "q-alg", "q-bio", "q-fin",
-        "quant-ph", "solv-int", "stat", "supr-con",
+        "acc-phys",
+        "adap-org",
+        "alg-geom",
+        "ao-sci",
+        "astro-ph",
+        "atom-ph",
+        "bayes-an",
+        "chao-dyn",
+        "chem-ph",
+        "cmp-lg",
+        "comp-gas",
+        "cond-mat",
+        "cs",
+        "dg-ga",
+        "funct-an",
+        "gr-qc",
+        "hep-ex",
+        "hep-lat",
+        "hep-ph",
+        "hep-th",
+        "math",
+        "math-ph",
+        "mtrl-th",
+        "nlin",
+        "nucl-ex",
+        "nucl-th",
+        "patt-sol",
+        "physics",
+        "plasm-ph",
+        "q-alg",
+        "q-bio",
+        "q-fin",
+        "quant-ph",
+        "solv-int",
+        "stat",
+        "supr-con",
     }
 )
 
@@ -42,8 +73,7 @@ _VERSION = re.compile(r"v\d+$")
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(?P<id>.+)$", re.IGNORECASE)
 
 _ARXIV_PREFIXES = ("arxiv:", "https://arxiv.org/abs/", "http://arxiv.org/abs/", "arxiv.org/abs/")
-_DOI_PREFIXES = ("doi:", "https://doi.org/", "http://doi.org/", "https://dx.doi.org/",
-                 "http://dx.doi.org/", "doi.org/")
+_DOI_PREFIXES = ("doi:", "https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "http://dx.doi.org/", "doi.org/")
 
 
 @dataclass(frozen=True)
@@ -59,7 +89,7 @@ def _strip_prefix(raw: str, prefixes: tuple[str, ...]) -> str | None:
     low = raw.lower()
     for prefix in prefixes:
         if low.startswith(prefix):
-            return raw[len(prefix):]
+            return raw[len(prefix) :]
     return None
 
 
@@ -143,8 +173,9 @@ def validate_paper_ids(ids: list[str]) -> list[str]:
     and 40-hex Semantic Scholar ids.
     """
     if not ids:
-        raise BadInputError("from-papers needs at least one paper id",
-                             hint="e.g. eurekaclaw from-papers 1204.5721 math/0601001")
+        raise BadInputError(
+            "from-papers needs at least one paper id", hint="e.g. eurekaclaw from-papers 1204.5721 math/0601001"
+        )
     out: list[str] = []
     for raw in ids:
         ref = parse_paper_id(raw)

@@ -61,7 +61,7 @@ def split_authors(authors: list[str]) -> list[str]:
 
 
 def _two_names(first: str, second: str) -> bool:
-    """"Ashish Vaswani, Noam Shazeer" (two names) rather than "van der Waals, Johannes" (one)."""
+    """ "Ashish Vaswani, Noam Shazeer" (two names) rather than "van der Waals, Johannes" (one)."""
     head = first.split()
     if len(head) < 2 or len(second.split()) < 2:
         return False
@@ -89,8 +89,7 @@ def parse_name(name: str) -> Name | None:
     if "," in text:
         family_part, _, given_part = text.partition(",")
         family = [w for w in family_part.split() if w.lower().strip(".") not in _NAME_SUFFIXES]
-        given = [w for w in given_part.split()
-                 if w.lower().strip(".") not in _NAME_SUFFIXES and not _is_initial(w, 2)]
+        given = [w for w in given_part.split() if w.lower().strip(".") not in _NAME_SUFFIXES and not _is_initial(w, 2)]
     else:
         raw = text.split()
         words = [w for w in raw if w.lower().strip(".") not in _NAME_SUFFIXES and not _is_initial(w, len(raw))]
@@ -139,9 +138,22 @@ def _show(ns: list[Name], limit: int = 4) -> str:
 _VENUE_NOISE = (STOP_WORDS - {"a"}) | {"proceedings", "proc", "annual"}
 _ORDINAL = re.compile(r"^\d+(st|nd|rd|th)?$")
 # Preprint servers say nothing about where a paper appeared; they are never compared.
-_PREPRINT_VENUES = frozenset({"arxiv", "arxivorg", "arxiv preprint", "arxiv cornell university",
-                              "corr", "biorxiv", "medrxiv", "ssrn", "ssrn electronic journal",
-                              "preprint", "research square", "zenodo"})
+_PREPRINT_VENUES = frozenset(
+    {
+        "arxiv",
+        "arxivorg",
+        "arxiv preprint",
+        "arxiv cornell university",
+        "corr",
+        "biorxiv",
+        "medrxiv",
+        "ssrn",
+        "ssrn electronic journal",
+        "preprint",
+        "research square",
+        "zenodo",
+    }
+)
 # Acronyms whose letters do not follow the name, and the words the full name contains.
 _VENUE_ALIASES = {
     "neurips": "neural information processing systems",
@@ -169,7 +181,7 @@ def informative_venue(venue: str) -> bool:
 
 
 def _abbreviates(short: str, long: str) -> bool:
-    """"mach" / "machine", "natl" / "national": same first letter, letters in order."""
+    """ "mach" / "machine", "natl" / "national": same first letter, letters in order."""
     if not short or not long or short[0] != long[0] or len(short) > len(long):
         return False
     rest = iter(long)
@@ -194,8 +206,11 @@ def same_venue(a: str, b: str) -> bool:
         if alias and _contains(long, alias.split()):
             return True
         # "JMLR", "ICML"; "PNAS" also needs the "Proceedings" the noise list drops.
-        with_noise = [w for w in WORD.findall(fold(b if long is tb else a).lower())
-                      if w not in STOP_WORDS and not _ORDINAL.match(w)]
+        with_noise = [
+            w
+            for w in WORD.findall(fold(b if long is tb else a).lower())
+            if w not in STOP_WORDS and not _ORDINAL.match(w)
+        ]
         return acronym in ("".join(w[0] for w in long), "".join(w[0] for w in with_noise))
     return len(short) == len(long) and all(_abbreviates(s, w) for s, w in zip(short, long, strict=True))
 
@@ -238,8 +253,9 @@ def check_fields(cited: Paper, found: Paper) -> FieldCheck:
         out.missing.append("authors")
     if cited.year and found.year:
         if abs(cited.year - found.year) <= YEAR_TOLERANCE:
-            out.agree.append(f"year {found.year}" if cited.year == found.year
-                             else f"year {found.year} (cited {cited.year})")
+            out.agree.append(
+                f"year {found.year}" if cited.year == found.year else f"year {found.year} (cited {cited.year})"
+            )
         else:
             out.disagree.append(f"year: cited {cited.year}, source has {found.year}")
     elif cited.year:
@@ -275,17 +291,34 @@ def judge_record(cited: Paper, found: Paper, *, by_id: bool = False) -> Judgemen
     notes = [title.note] if title.note else []
     fields = check_fields(cited, found)
     if fields.author_conflict:
-        return Judgement("suspicious", RANK_FIELD_MISMATCH, sim, True,
-                         "; ".join(["title matches but " + fields.author_conflict, *fields.disagree, *notes]))
+        return Judgement(
+            "suspicious",
+            RANK_FIELD_MISMATCH,
+            sim,
+            True,
+            "; ".join(["title matches but " + fields.author_conflict, *fields.disagree, *notes]),
+        )
     if fields.agree:
-        return Judgement("verified", RANK_VERIFIED, sim, True,
-                         "; ".join(["title matches; agrees on " + ", ".join(fields.agree), *fields.disagree, *notes]))
+        return Judgement(
+            "verified",
+            RANK_VERIFIED,
+            sim,
+            True,
+            "; ".join(["title matches; agrees on " + ", ".join(fields.agree), *fields.disagree, *notes]),
+        )
     if fields.disagree:
-        return Judgement("suspicious", RANK_FIELD_MISMATCH, sim, True,
-                         "; ".join(["title matches but nothing else agrees", *fields.disagree, *notes]))
+        return Judgement(
+            "suspicious",
+            RANK_FIELD_MISMATCH,
+            sim,
+            True,
+            "; ".join(["title matches but nothing else agrees", *fields.disagree, *notes]),
+        )
     if not cited_fields(cited):
-        why = ("title matches, but the citation gives only a title (no authors, year or venue), "
-               "so it cannot be checked beyond its words")
+        why = (
+            "title matches, but the citation gives only a title (no authors, year or venue), "
+            "so it cannot be checked beyond its words"
+        )
     else:
         why = f"title matches, but the source's record has no {'/'.join(fields.missing)} to compare"
     return Judgement("unverified", RANK_TITLE_ONLY, sim, True, "; ".join([why, *notes]))

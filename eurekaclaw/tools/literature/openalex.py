@@ -48,7 +48,7 @@ def parse_work(item: dict[str, Any] | None) -> Paper | None:
     title = item.get("title") or item.get("display_name")
     if not title:
         return None
-    source = ((item.get("primary_location") or {}).get("source") or {})
+    source = (item.get("primary_location") or {}).get("source") or {}
     return make_paper(
         "openalex",
         title=title,
@@ -100,9 +100,7 @@ class OpenAlexClient:
     async def work(self, work_id: str) -> Paper | None:
         """A work by OpenAlex id (W…) or DOI; None when OpenAlex does not know it."""
         key = f"https://doi.org/{work_id}" if work_id.startswith("10.") else work_id
-        response = await self.http.get(
-            f"{API_URL}/works/{quote(key, safe=':/')}", params=self._params(), expect="json"
-        )
+        response = await self.http.get(f"{API_URL}/works/{quote(key, safe=':/')}", params=self._params(), expect="json")
         if response.status >= 500 or response.status in (401, 403):
             raise SourceUnavailable(HOST, f"HTTP {response.status}")
         if response.status >= 400:

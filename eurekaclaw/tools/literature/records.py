@@ -85,8 +85,7 @@ def canonical_paper_id(paper: Paper) -> str:
     return f"title:{words}:{paper.year or 'nd'}"
 
 
-def make_paper(source: str, *, title: str, doi: str | None = None, arxiv_id: str | None = None,
-               **fields: Any) -> Paper:
+def make_paper(source: str, *, title: str, doi: str | None = None, arxiv_id: str | None = None, **fields: Any) -> Paper:
     """A Paper with normalised ids, its `sources` set and its canonical paper_id."""
     norm_doi = normalize_doi(doi) if doi else None
     norm_arxiv = normalize_arxiv_id(arxiv_id) if arxiv_id else None

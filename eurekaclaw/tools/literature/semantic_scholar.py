@@ -64,7 +64,8 @@ class SemanticScholarClient:
         response = await self.http.get(
             f"{API_URL}/paper/search",
             params={"query": query, "fields": FIELDS, "limit": limit, "offset": 0},
-            headers=self.headers, expect="json",
+            headers=self.headers,
+            expect="json",
         )
         self._check(response.status)
         if response.status >= 400:
@@ -75,8 +76,10 @@ class SemanticScholarClient:
     async def paper(self, paper_id: str) -> Paper | None:
         """One paper by an id the API accepts (S2 id, ``arXiv:…``, ``DOI:…``); None on 404."""
         response = await self.http.get(
-            f"{API_URL}/paper/{quote(paper_id, safe=':/')}", params={"fields": FIELDS},
-            headers=self.headers, expect="json",
+            f"{API_URL}/paper/{quote(paper_id, safe=':/')}",
+            params={"fields": FIELDS},
+            headers=self.headers,
+            expect="json",
         )
         self._check(response.status)
         if response.status == 404:
@@ -91,8 +94,11 @@ class SemanticScholarClient:
         for start in range(0, len(ids), BATCH_LIMIT):
             chunk = ids[start : start + BATCH_LIMIT]
             response = await self.http.post_json(
-                f"{API_URL}/paper/batch", {"ids": chunk}, params={"fields": FIELDS},
-                headers=self.headers, expect="json",
+                f"{API_URL}/paper/batch",
+                {"ids": chunk},
+                params={"fields": FIELDS},
+                headers=self.headers,
+                expect="json",
             )
             self._check(response.status)
             if response.status >= 400:
@@ -116,7 +122,8 @@ class SemanticScholarClient:
         response = await self.http.get(
             f"{API_URL}/paper/{quote(paper_id, safe=':/')}/references",
             params={"fields": FIELDS, "limit": limit},
-            headers=self.headers, expect="json",
+            headers=self.headers,
+            expect="json",
         )
         self._check(response.status)
         if response.status >= 400:

@@ -55,8 +55,9 @@ class FetchOutcome:
     unreachable: list[str] = field(default_factory=list)  # no source could be asked
 
 
-def build_http(settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None,
-               **overrides: Any) -> LiteratureHttp:
+def build_http(
+    settings: Settings, *, transport: httpx.AsyncBaseTransport | None = None, **overrides: Any
+) -> LiteratureHttp:
     def policy(interval: float) -> HostPolicy:
         return HostPolicy(
             min_interval_s=interval,
@@ -100,8 +101,7 @@ def _outcome(ids: list[str], found: dict[str, Paper], answered: set[str]) -> Fet
 
 
 class LiteratureService:
-    def __init__(self, http: LiteratureHttp, *, s2_api_key: str | None = None,
-                 mailto: str | None = None) -> None:
+    def __init__(self, http: LiteratureHttp, *, s2_api_key: str | None = None, mailto: str | None = None) -> None:
         self.http = http
         self.arxiv = ArxivClient(http)
         self.s2 = SemanticScholarClient(http, s2_api_key)
@@ -177,8 +177,9 @@ class LiteratureService:
         s2_found, s2_answered = await self._fetch_s2(pending)
         found.update(s2_found)
         answered |= s2_answered
-        dois = {i: ref.value for i in other_ids
-                if i not in found and (ref := refs[i]) is not None and ref.kind == "doi"}
+        dois = {
+            i: ref.value for i in other_ids if i not in found and (ref := refs[i]) is not None and ref.kind == "doi"
+        }
         doi_found, doi_answered = await self._fetch_dois(dois)
         found.update(doi_found)
         answered |= doi_answered

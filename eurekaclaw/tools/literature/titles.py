@@ -37,9 +37,27 @@ WORD = re.compile(r"[a-z0-9]+")
 # --------------------------------------------------------------------------------------------
 
 # Letters NFKD does not decompose; without these "Łojasiewicz" would lose its first letter.
-_TRANSLIT = str.maketrans({"ł": "l", "Ł": "L", "ø": "o", "Ø": "O", "ß": "ss", "æ": "ae", "Æ": "AE",
-                           "œ": "oe", "Œ": "OE", "đ": "d", "Đ": "D", "ð": "d", "þ": "th", "ı": "i",
-                           "ℓ": "ell", "’": "'", "‘": "'"})
+_TRANSLIT = str.maketrans(
+    {
+        "ł": "l",
+        "Ł": "L",
+        "ø": "o",
+        "Ø": "O",
+        "ß": "ss",
+        "æ": "ae",
+        "Æ": "AE",
+        "œ": "oe",
+        "Œ": "OE",
+        "đ": "d",
+        "Đ": "D",
+        "ð": "d",
+        "þ": "th",
+        "ı": "i",
+        "ℓ": "ell",
+        "’": "'",
+        "‘": "'",
+    }
+)
 # Math symbols that sources write as Unicode and authors as LaTeX: both sides must agree.
 _SYMBOLS = {"√": " ", "∞": " infinity ", "≤": " leq ", "≥": " geq ", "×": " times "}
 
@@ -61,8 +79,11 @@ def fold(text: str) -> str:
 
 def _greek_name(ch: str) -> str:
     words = unicodedata.name(ch, "").lower().split()
-    words = [w for w in words if w not in ("greek", "small", "capital", "letter", "symbol", "lunate",
-                                           "final", "with", "tonos")]
+    words = [
+        w
+        for w in words
+        if w not in ("greek", "small", "capital", "letter", "symbol", "lunate", "final", "with", "tonos")
+    ]
     return words[0] if words else ""
 
 
@@ -86,9 +107,20 @@ _LATEX_LAYOUT = frozenset(
     "dfrac tfrac cdot cdots ldots dots operatorname text textrm textit textbf textsc texttt emph "
     "mbox ensuremath displaystyle quad qquad limits nolimits".split()
 )
-_LATEX_NAMES = {"infty": "infinity", "le": "leq", "ge": "geq", "varepsilon": "epsilon",
-                "vartheta": "theta", "varphi": "phi", "varpi": "pi", "varrho": "rho",
-                "varsigma": "sigma", "o": "o", "l": "l", "i": "i"}
+_LATEX_NAMES = {
+    "infty": "infinity",
+    "le": "leq",
+    "ge": "geq",
+    "varepsilon": "epsilon",
+    "vartheta": "theta",
+    "varphi": "phi",
+    "varpi": "pi",
+    "varrho": "rho",
+    "varsigma": "sigma",
+    "o": "o",
+    "l": "l",
+    "i": "i",
+}
 # The same math written as a bare word ("sqrt(T)") is layout too.
 _LAYOUT_WORDS = frozenset({"sqrt"})
 
@@ -105,10 +137,19 @@ _SPELLING_RULES = [
     (re.compile(r"(?<=[a-z]{2})ogue(s?)$"), r"og\1"),
     (re.compile(r"(?<=[a-z])dgement(s?)$"), r"dgment\1"),
 ]
-_SPELLING_WORDS = {"programme": "program", "programmes": "programs", "grey": "gray",
-                   "aluminium": "aluminum", "sulphur": "sulfur", "defence": "defense",
-                   "licence": "license", "offence": "offense", "artefact": "artifact",
-                   "artefacts": "artifacts", "ageing": "aging"}
+_SPELLING_WORDS = {
+    "programme": "program",
+    "programmes": "programs",
+    "grey": "gray",
+    "aluminium": "aluminum",
+    "sulphur": "sulfur",
+    "defence": "defense",
+    "licence": "license",
+    "offence": "offense",
+    "artefact": "artifact",
+    "artefacts": "artifacts",
+    "ageing": "aging",
+}
 _SUBTITLE_SEP = re.compile(r"\s*(?::|\?|\s[-\u2013\u2014]\s|\u2014|\.\s)\s*")
 
 

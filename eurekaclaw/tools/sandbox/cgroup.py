@@ -19,8 +19,9 @@ def cgroup_parent() -> Path | None:
     """This process's cgroup v2 directory when it can hold children with the memory and pids
     controllers and is writable; else None (RLIMIT_AS × process count is used instead)."""
     try:
-        rel = next(line[3:].strip() for line in Path("/proc/self/cgroup").read_text().splitlines()
-                   if line.startswith("0::"))
+        rel = next(
+            line[3:].strip() for line in Path("/proc/self/cgroup").read_text().splitlines() if line.startswith("0::")
+        )
         mount = None
         for line in Path("/proc/self/mountinfo").read_text().splitlines():
             left, _, right = line.partition(" - ")

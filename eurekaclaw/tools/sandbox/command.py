@@ -39,16 +39,33 @@ def _parents_args(dest: Path, made: set[Path]) -> list[str]:
     return args
 
 
-def build_command(argv: list[str], *, limits: Limits, ro_paths: Iterable[str | Path] = (), rw_dir: Path | None = None,
-                  files: dict[str, int] | None = None, env: dict[str, str] | None = None, cwd: str = "/tmp",
-                  root_mode: bool | None = None) -> list[str]:
+def build_command(
+    argv: list[str],
+    *,
+    limits: Limits,
+    ro_paths: Iterable[str | Path] = (),
+    rw_dir: Path | None = None,
+    files: dict[str, int] | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str = "/tmp",
+    root_mode: bool | None = None,
+) -> list[str]:
     """The bwrap command line (files: sandbox path -> readable fd of its content)."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
     root_mode = os.geteuid() == 0 if root_mode is None else root_mode
-    cmd = [bwrap, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-           "--die-with-parent", "--new-session", "--clearenv"]
+    cmd = [
+        bwrap,
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+    ]
     if root_mode:
         cmd += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     else:
@@ -98,8 +115,26 @@ def _scratch_mounts(limits: Limits, made: set[Path]) -> list[str]:
     tmp_bytes = str(limits.tmp_mb * 2**20)
     shm_bytes = str(min(limits.tmp_mb, 16) * 2**20)
     made.update({Path("/proc"), Path("/dev"), Path("/dev/shm"), Path("/tmp")})
-    return ["--proc", "/proc", "--dev", "/dev", "--size", shm_bytes, "--perms", "1777", "--tmpfs", "/dev/shm",
-            "--remount-ro", "/dev", "--size", tmp_bytes, "--perms", "1777", "--tmpfs", "/tmp"]
+    return [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        shm_bytes,
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        tmp_bytes,
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/tmp",
+    ]
 
 
 def _hidden_private_dirs(exposed: list[Path], rw_dir: Path | None) -> list[str]:
@@ -108,7 +143,9 @@ def _hidden_private_dirs(exposed: list[Path], rw_dir: Path | None) -> list[str]:
     args: list[str] = []
     for priv in private_paths():
         if any(inside(priv, p) and priv != p for p in exposed) and priv.is_dir():
-            if rw_dir is not None and (inside(Path(os.path.realpath(rw_dir)), priv) or inside(priv, Path(os.path.realpath(rw_dir)))):
+            if rw_dir is not None and (
+                inside(Path(os.path.realpath(rw_dir)), priv) or inside(priv, Path(os.path.realpath(rw_dir)))
+            ):
                 continue
             args += ["--size", "4096", "--tmpfs", str(priv), "--remount-ro", str(priv)]
     return args
@@ -126,10 +163,23 @@ def _writable_and_data(rw_dir: Path | None, files: dict[str, int] | None, made: 
 
 def _inner_command(limits: Limits, root_mode: bool) -> list[str]:
     """prlimit for the process cap; as root, first setpriv to uid 65534 with no capabilities."""
-    inner = [shutil.which("prlimit", path=SAFE_PATH) or "/usr/bin/prlimit",
-             f"--nproc={limits.max_procs}:{limits.max_procs}", "--"]
+    inner = [
+        shutil.which("prlimit", path=SAFE_PATH) or "/usr/bin/prlimit",
+        f"--nproc={limits.max_procs}:{limits.max_procs}",
+        "--",
+    ]
     if root_mode:
-        inner = [shutil.which("setpriv", path=SAFE_PATH) or "/usr/bin/setpriv", f"--reuid={SANDBOX_UID}",
-                 f"--regid={SANDBOX_GID}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--",
-                 shutil.which("unshare", path=SAFE_PATH) or "/usr/bin/unshare", "--user", "--", *inner]
+        inner = [
+            shutil.which("setpriv", path=SAFE_PATH) or "/usr/bin/setpriv",
+            f"--reuid={SANDBOX_UID}",
+            f"--regid={SANDBOX_GID}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--",
+            shutil.which("unshare", path=SAFE_PATH) or "/usr/bin/unshare",
+            "--user",
+            "--",
+            *inner,
+        ]
     return inner

@@ -39,10 +39,20 @@ def private_paths() -> list[Path]:
     """Host paths the sandbox must not show: home, EUREKACLAW_DIR from every source, the
     current directory, the host's temporary directories and /run (sockets)."""
     raw: list[str | None] = [
-        os.environ.get("HOME"), os.path.expanduser("~"), os.environ.get("EUREKACLAW_DIR"),
-        _dotenv_value(Path(".env"), "EUREKACLAW_DIR"), _settings_dir(), "~/.eurekaclaw",
-        os.getcwd() if os.path.isdir(".") else None, tempfile.gettempdir(), os.environ.get("TMPDIR"),
-        "/tmp", "/var/tmp", "/run", "/var/run", "/dev/shm",
+        os.environ.get("HOME"),
+        os.path.expanduser("~"),
+        os.environ.get("EUREKACLAW_DIR"),
+        _dotenv_value(Path(".env"), "EUREKACLAW_DIR"),
+        _settings_dir(),
+        "~/.eurekaclaw",
+        os.getcwd() if os.path.isdir(".") else None,
+        tempfile.gettempdir(),
+        os.environ.get("TMPDIR"),
+        "/tmp",
+        "/var/tmp",
+        "/run",
+        "/var/run",
+        "/dev/shm",
     ]
     out: list[Path] = []
     for item in raw:
@@ -56,8 +66,12 @@ def private_paths() -> list[Path]:
 
 def secret_dirs() -> list[Path]:
     """Places no bind may come from at all (EUREKACLAW_DIR holds sessions and API keys)."""
-    raw = [os.environ.get("EUREKACLAW_DIR"), _dotenv_value(Path(".env"), "EUREKACLAW_DIR"), _settings_dir(),
-           "~/.eurekaclaw"]
+    raw = [
+        os.environ.get("EUREKACLAW_DIR"),
+        _dotenv_value(Path(".env"), "EUREKACLAW_DIR"),
+        _settings_dir(),
+        "~/.eurekaclaw",
+    ]
     return [Path(os.path.realpath(os.path.expanduser(r))) for r in raw if r]
 
 

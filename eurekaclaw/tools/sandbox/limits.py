@@ -67,5 +67,10 @@ class SandboxStatus:
     memory_cap: str = "rlimit"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"available": self.available, "reason": self.reason, "version": self.version,
-                "mode": self.mode, "memory_cap": self.memory_cap}
+        return {
+            "available": self.available,
+            "reason": self.reason,
+            "version": self.version,
+            "mode": self.mode,
+            "memory_cap": self.memory_cap,
+        }

@@ -28,7 +28,9 @@ def status() -> SandboxStatus:
         if shutil.which(tool, path=SAFE_PATH) is None:
             return SandboxStatus(False, f"{tool} (util-linux) is not installed")
     try:
-        version = subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=10).stdout.strip() or None
+        version = (
+            subprocess.run([bwrap, "--version"], capture_output=True, text=True, timeout=10).stdout.strip() or None
+        )
     except (OSError, subprocess.TimeoutExpired):
         version = None
     mode = "root" if os.geteuid() == 0 else "userns"
@@ -39,8 +41,18 @@ def status() -> SandboxStatus:
     if probe.returncode != 0:
         detail = probe.stderr.decode("utf-8", "replace").strip().splitlines()
         why = detail[-1] if detail else f"exit code {probe.returncode}"
-        return SandboxStatus(False, f"bubblewrap cannot create its namespaces here ({why}); unprivileged user "
-                                    "namespaces may be disabled", version, mode)
+        return SandboxStatus(
+            False,
+            f"bubblewrap cannot create its namespaces here ({why}); unprivileged user namespaces may be disabled",
+            version,
+            mode,
+        )
     cap = "cgroup v2" if cgroup_parent() is not None else "RLIMIT_AS × process count (no writable cgroup v2)"
-    return SandboxStatus(True, f"{version or 'bwrap'} works ({'root: setpriv to uid 65534' if mode == 'root' else 'user namespaces'}; "
-                               f"memory cap: {cap})", version, mode, "cgroup" if cgroup_parent() else "rlimit")
+    return SandboxStatus(
+        True,
+        f"{version or 'bwrap'} works ({'root: setpriv to uid 65534' if mode == 'root' else 'user namespaces'}; "
+        f"memory cap: {cap})",
+        version,
+        mode,
+        "cgroup" if cgroup_parent() else "rlimit",
+    )

@@ -78,7 +78,11 @@ class _Reader(threading.Thread):
 
 
 def _memfd(name: str, data: bytes) -> int:
-    fd = os.memfd_create(name, 0) if hasattr(os, "memfd_create") else os.open(tempfile.gettempdir(), os.O_TMPFILE | os.O_RDWR)
+    fd = (
+        os.memfd_create(name, 0)
+        if hasattr(os, "memfd_create")
+        else os.open(tempfile.gettempdir(), os.O_TMPFILE | os.O_RDWR)
+    )
     os.write(fd, data)
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
@@ -95,10 +99,18 @@ def _wait(proc: subprocess.Popen[bytes], deadline: float, stop: threading.Event 
         time.sleep(0.005)
 
 
-def run_sandboxed(argv: list[str], *, limits: Limits = Limits(), ro_paths: Iterable[str | Path] = (),
-                  rw_dir: Path | None = None, files: dict[str, bytes] | None = None,
-                  env: dict[str, str] | None = None, cwd: str = "/tmp", merge_stderr: bool = False,
-                  stop: threading.Event | None = None) -> SandboxRun:
+def run_sandboxed(
+    argv: list[str],
+    *,
+    limits: Limits = Limits(),
+    ro_paths: Iterable[str | Path] = (),
+    rw_dir: Path | None = None,
+    files: dict[str, bytes] | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str = "/tmp",
+    merge_stderr: bool = False,
+    stop: threading.Event | None = None,
+) -> SandboxRun:
     """Run argv in a fresh sandbox (see the module doc). `rw_dir` (host dir, made by
     sandbox_workdir()) is bound read-write at its own path; `files` are placed read-only."""
     fds: list[int] = []
@@ -119,9 +131,17 @@ def run_sandboxed(argv: list[str], *, limits: Limits = Limits(), ro_paths: Itera
         else:
             err_r, err_w = os.pipe()
         try:
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out_w, stderr=err_w, cwd="/",
-                                    env={"PATH": SAFE_PATH}, pass_fds=tuple(fds), start_new_session=True,
-                                    preexec_fn=_preexec(limits, per_process, cgroup))
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=err_w,
+                cwd="/",
+                env={"PATH": SAFE_PATH},
+                pass_fds=tuple(fds),
+                start_new_session=True,
+                preexec_fn=_preexec(limits, per_process, cgroup),
+            )
         finally:
             os.close(out_w)
             if err_r is not None:
@@ -148,14 +168,28 @@ def run_sandboxed(argv: list[str], *, limits: Limits = Limits(), ro_paths: Itera
         oom = remove_cgroup(cgroup) if cgroup is not None else False
     err = readers[1] if len(readers) > 1 else None
     return SandboxRun(
-        returncode=None if timed_out else rc, stdout=readers[0].data(), stderr=err.data() if err else b"",
-        stdout_truncated=readers[0].truncated, stderr_truncated=bool(err and err.truncated), timed_out=timed_out,
-        cpu_seconds=usage.ru_utime + usage.ru_stime, seconds=time.monotonic() - started,
-        memory_cap="cgroup" if cgroup is not None else "rlimit", per_process_mb=per_process, oom_killed=oom,
-        limits={"timeout_s": limits.timeout_s, "cpu_s": limits.cpu_s, "memory_mb": limits.memory_mb,
-                "memory_per_process_mb": per_process, "max_procs": limits.max_procs, "file_mb": limits.file_mb,
-                "tmp_mb": limits.tmp_mb, "max_output_bytes": limits.max_output_bytes,
-                "memory_cap": "cgroup" if cgroup is not None else "rlimit"},
+        returncode=None if timed_out else rc,
+        stdout=readers[0].data(),
+        stderr=err.data() if err else b"",
+        stdout_truncated=readers[0].truncated,
+        stderr_truncated=bool(err and err.truncated),
+        timed_out=timed_out,
+        cpu_seconds=usage.ru_utime + usage.ru_stime,
+        seconds=time.monotonic() - started,
+        memory_cap="cgroup" if cgroup is not None else "rlimit",
+        per_process_mb=per_process,
+        oom_killed=oom,
+        limits={
+            "timeout_s": limits.timeout_s,
+            "cpu_s": limits.cpu_s,
+            "memory_mb": limits.memory_mb,
+            "memory_per_process_mb": per_process,
+            "max_procs": limits.max_procs,
+            "file_mb": limits.file_mb,
+            "tmp_mb": limits.tmp_mb,
+            "max_output_bytes": limits.max_output_bytes,
+            "memory_cap": "cgroup" if cgroup is not None else "rlimit",
+        },
     )
 
 
@@ -174,15 +208,21 @@ def interpreter_paths(python: Path) -> list[str]:
     return sorted(paths)
 
 
-def run_python_sandboxed(code: str, *, limits: Limits = Limits(), env: dict[str, str] | None = None,
-                         python: str | None = None) -> SandboxRun:
+def run_python_sandboxed(
+    code: str, *, limits: Limits = Limits(), env: dict[str, str] | None = None, python: str | None = None
+) -> SandboxRun:
     """Run Python source as a program in the sandbox, with /tmp as its working directory."""
     import sys
 
     interpreter = Path(python or sys.executable).resolve()
-    return run_sandboxed([str(interpreter), "-I", "-B", "-c", PYTHON_RUNNER], limits=limits,
-                         ro_paths=interpreter_paths(interpreter), files={USER_CODE: code.encode("utf-8", "replace")},
-                         env=env, cwd="/tmp")
+    return run_sandboxed(
+        [str(interpreter), "-I", "-B", "-c", PYTHON_RUNNER],
+        limits=limits,
+        ro_paths=interpreter_paths(interpreter),
+        files={USER_CODE: code.encode("utf-8", "replace")},
+        env=env,
+        cwd="/tmp",
+    )
 
 
 class sandbox_workdir:  # noqa: N801 - used like tempfile.TemporaryDirectory

@@ -97,8 +97,12 @@ def launch_spec(form: dict[str, Any], domains: list[str]) -> Any:
     domain = str(form.get("domain") or "") or None
     if domain is not None and domain not in domains:
         raise UIError(400, f"unknown domain {domain!r}")
-    fields: dict[str, Any] = {"mode": mode, "domain": domain, "gate_mode": gate_mode,
-                              "budget_usd": budget(form.get("budget_usd"))}
+    fields: dict[str, Any] = {
+        "mode": mode,
+        "domain": domain,
+        "gate_mode": gate_mode,
+        "budget_usd": budget(form.get("budget_usd")),
+    }
     if mode == "from-papers":
         fields["paper_ids"] = check_paper_ids(str(form.get("paper_ids") or "").split())
     else:

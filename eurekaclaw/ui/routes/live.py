@@ -30,8 +30,9 @@ def routes(ui: Pages) -> list[BaseRoute]:
             first = int(request.headers.get("last-event-id") or request.query_params.get("from") or 0)
         except ValueError:
             first = 0
-        return StreamingResponse(event_stream(request, session, first), media_type="text/event-stream",
-                                 headers={"x-accel-buffering": "no"})
+        return StreamingResponse(
+            event_stream(request, session, first), media_type="text/event-stream", headers={"x-accel-buffering": "no"}
+        )
 
     return [
         Route("/sessions/{sid}/live", session_live),

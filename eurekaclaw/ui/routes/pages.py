@@ -29,8 +29,12 @@ def routes(ui: Pages) -> list[BaseRoute]:
         path = data.session_file(session_of(request), request.path_params["name"])
         if path is None:
             raise UIError(404, "no such file in this session")
-        return FileResponse(path, media_type=data.SERVED_SUFFIXES[path.suffix.lower()],
-                            content_disposition_type="inline", filename=path.name)
+        return FileResponse(
+            path,
+            media_type=data.SERVED_SUFFIXES[path.suffix.lower()],
+            content_disposition_type="inline",
+            filename=path.name,
+        )
 
     return [
         Route("/", sessions),

@@ -27,9 +27,14 @@ def routes(ui: Pages) -> list[BaseRoute]:
         if source is not None and not source.startswith("https://"):
             # the app reads nothing outside EUREKACLAW_DIR: local folders and archives (and
             # file:// or ssh remotes) are installed from the terminal
-            return await skills(request, code=400, report=(
-                "error: from the browser, install the built-in skills or an https:// git URL; "
-                f"for a local folder or archive run `eurekaclaw install-skills {source}`"))
+            return await skills(
+                request,
+                code=400,
+                report=(
+                    "error: from the browser, install the built-in skills or an https:// git URL; "
+                    f"for a local folder or archive run `eurekaclaw install-skills {source}`"
+                ),
+            )
         dest = Workspace(settings().eurekaclaw_dir).skills_dir
         try:
             report = await run_in_threadpool(install_skills, source, dest, form.get("force") == "1")

@@ -22,7 +22,17 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes_the_bench(tmp_path: Pat
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_COMPAT_", "LLM_BACKEND"))}
     env.update({"EUREKACLAW_DIR": str(tmp_path / "home"), "EUREKACLAW_OFFLINE": "1", "NO_COLOR": "1"})
     out = tmp_path / "b"
-    cmd = [sys.executable, "-m", "eurekaclaw", "bench", "demo", "--llm", f"scripted:{DEMO_DIR / 'honest.py'}", "-o", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "eurekaclaw",
+        "bench",
+        "demo",
+        "--llm",
+        f"scripted:{DEMO_DIR / 'honest.py'}",
+        "-o",
+        str(out),
+    ]
     proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     results = out / "results.jsonl"
     deadline = time.monotonic() + 300  # a guard against a hang, not a measurement
@@ -36,8 +46,14 @@ def test_ctrl_c_keeps_finished_runs_and_resume_completes_the_bench(tmp_path: Pat
     kept = [json.loads(line) for line in results.read_text().splitlines()]
     assert 1 <= len(kept) < 4
 
-    resumed = subprocess.run([sys.executable, "-m", "eurekaclaw", "bench", "--resume", str(out), "--json"],
-                             env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    resumed = subprocess.run(
+        [sys.executable, "-m", "eurekaclaw", "bench", "--resume", str(out), "--json"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     records = [json.loads(line) for line in results.read_text().splitlines()]
     assert sorted(r["run_id"] for r in records) == sorted({r["run_id"] for r in records})  # nothing twice

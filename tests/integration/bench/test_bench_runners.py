@@ -29,8 +29,9 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _options(**kw: object) -> runner.BenchOptions:
     problems = select([load_problem_set("demo")], only=list(EXPECTED))
-    return runner.BenchOptions(problem_sets=["demo"], problems=problems,
-                               configs=[BenchConfig(label="honest", llm=HONEST)], **kw)
+    return runner.BenchOptions(
+        problem_sets=["demo"], problems=problems, configs=[BenchConfig(label="honest", llm=HONEST)], **kw
+    )
 
 
 def _verdicts(records: list) -> dict[str, str]:
@@ -100,18 +101,22 @@ def test_ray_runs_the_sessions_as_tasks(tmp_path: Path) -> None:
     assert len(lines) == 2
 
 
-@pytest.mark.parametrize(("args", "code", "message"), [
-    (["--llm", "nosuch"], 2, "unknown LLM backend 'nosuch'"),
-    (["demo", "--llm", "anthropic"], 3, "ANTHROPIC_API_KEY is not set"),
-    (["missing.yaml", "--llm", "schema"], 2, "problem file missing.yaml does not exist"),
-    (["--config", "x:flux=1"], 2, "unknown setting 'flux'"),
-    (["--demo", "--truth", "maybe"], 2, "--truth must be true or false"),
-    (["--resume", "."], 2, "is not a bench folder"),
-    (["--demo", "-o", "afile"], 2, "is a file, not a folder"),
-    (["--demo", "--ray", "ray://127.0.0.1:1", "--problem", "demo-square"], None, None),
-])
-def test_user_errors_are_one_line_and_leave_nothing_behind(tmp_path: Path, args: list[str], code: int | None,
-                                                           message: str | None) -> None:
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--llm", "nosuch"], 2, "unknown LLM backend 'nosuch'"),
+        (["demo", "--llm", "anthropic"], 3, "ANTHROPIC_API_KEY is not set"),
+        (["missing.yaml", "--llm", "schema"], 2, "problem file missing.yaml does not exist"),
+        (["--config", "x:flux=1"], 2, "unknown setting 'flux'"),
+        (["--demo", "--truth", "maybe"], 2, "--truth must be true or false"),
+        (["--resume", "."], 2, "is not a bench folder"),
+        (["--demo", "-o", "afile"], 2, "is a file, not a folder"),
+        (["--demo", "--ray", "ray://127.0.0.1:1", "--problem", "demo-square"], None, None),
+    ],
+)
+def test_user_errors_are_one_line_and_leave_nothing_behind(
+    tmp_path: Path, args: list[str], code: int | None, message: str | None
+) -> None:
     if code is None:  # an unreachable Ray cluster: needs ray itself
         require_module("ray", "the ray extra is not installed")
         code, message = 2, "cannot connect to Ray"

@@ -18,8 +18,14 @@ pytestmark = pytest.mark.slow
 def bench_cli(*args: str, home: Path, cwd: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_COMPAT_", "LLM_BACKEND"))}
     env.update({"EUREKACLAW_DIR": str(home), "EUREKACLAW_OFFLINE": "1", "COLUMNS": "200", "NO_COLOR": "1"})
-    return subprocess.run([sys.executable, "-m", "eurekaclaw", "bench", *args], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "eurekaclaw", "bench", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=900,
+    )
 
 
 def test_the_demonstration_bench_and_its_report(tmp_path: Path) -> None:
@@ -75,8 +81,11 @@ def test_the_demonstration_bench_and_its_report(tmp_path: Path) -> None:
     manifest = json.loads((out / "bench.json").read_text())
     assert manifest["versions"]["eurekaclaw"] and manifest["versions"]["python"]
     assert "commit" in manifest["git"] and manifest["seed"] == 0 and manifest["repetitions"] == 1
-    assert manifest["models"] == {"honest": ["scripted-honest-main"], "careless": ["scripted-careless-main"],
-                                  "careless-reviewed": ["scripted-careless-main"]}
+    assert manifest["models"] == {
+        "honest": ["scripted-honest-main"],
+        "careless": ["scripted-careless-main"],
+        "careless-reviewed": ["scripted-careless-main"],
+    }
     cfg = {c["label"]: c for c in manifest["configs"]}
     assert cfg["careless-reviewed"]["review_llm"].endswith("honest.py")
     assert cfg["honest"]["effective_settings"]["theory_max_iterations"] >= 1

@@ -12,8 +12,12 @@ from pathlib import Path
 import pytest
 
 
-def run_cli(*args: str, home: Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_COMPAT_", "LLM_BACKEND"))}
+def run_cli(
+    *args: str, home: Path, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    full_env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_COMPAT_", "LLM_BACKEND"))
+    }
     full_env.update({"EUREKACLAW_DIR": str(home), "COLUMNS": "200", "NO_COLOR": "1"})
     full_env.update(env or {})
     return subprocess.run(
@@ -117,7 +121,17 @@ def test_sessions_json_parses_when_empty(tmp_path: Path) -> None:
 def test_help_lists_every_command(tmp_path: Path) -> None:
     proc = run_cli("--help", home=tmp_path, cwd=tmp_path)
     assert proc.returncode == 0
-    for command in ("prove", "from-papers", "explore", "eval-session", "install-skills", "sessions", "pause", "resume", "doctor"):
+    for command in (
+        "prove",
+        "from-papers",
+        "explore",
+        "eval-session",
+        "install-skills",
+        "sessions",
+        "pause",
+        "resume",
+        "doctor",
+    ):
         assert command in proc.stdout
 
 

@@ -56,7 +56,10 @@ async def test_learn_writes_every_tier_and_scores_skills(tmp_path):
     assert "confirmed" in mm.recall("theory.counterexamples.mab")[0]
     # tier 4: two confident insights with valid categories, under the session's real domain
     saved = mm.list_insights("mab")
-    assert sorted(i.title for i in saved) == ["Bernstein for variance-aware pull counts", "Uniform constant regret is false"]
+    assert sorted(i.title for i in saved) == [
+        "Bernstein for variance-aware pull counts",
+        "Uniform constant regret is false",
+    ]
     assert next(i for i in saved if i.category == "pitfalls").confidence == pytest.approx(0.7)
     report = ctx.bus.get("learn_report")
     assert {t for t, _ in report["insights_skipped"]} == {"A shaky idea", "Bad category"}
@@ -116,7 +119,12 @@ async def test_garbage_replies_degrade_with_reasons(tmp_path):
     assert SkillRegistry(tmp_path / "skills").get("concentration-inequalities").meta.usage_count == 2
     assert mm.list_insights("mab") == []
     assert ctx.bus.get("learn_progress") == [
-        "knowledge_graph", "retractions", "failed_strategies", "skill_stats", "tool_patterns"]
+        "knowledge_graph",
+        "retractions",
+        "failed_strategies",
+        "skill_stats",
+        "tool_patterns",
+    ]
     # a retry asks the model again, but does not count the skills' uses twice
     calls = len(backend.calls)
     retry = await LearnStage().run(ctx, SPEC, resume=True)
@@ -126,12 +134,20 @@ async def test_garbage_replies_degrade_with_reasons(tmp_path):
 
 async def test_near_duplicate_insight_is_merged_by_the_fast_model(tmp_path):
     services = build_memory_services(tmp_path, "s1", "mab", [], embedder=HashingEmbedder())
-    old = services.memory.save_insight(DomainInsight(
-        domain="mab", category="proof_strategy", title="Bernstein for variance pull counts",
-        content="Replace Hoeffding by Bernstein's inequality when rewards have small variance; "
-                "pull count scales with sigma^2/Delta^2.", confidence=0.6, source_session="s0"))
-    backend = ScriptedBackend(responder=responder(
-        {"InsightBatch": INSIGHTS, "DistilledSkills": DISTILLED, "MergeDecision": MERGE}))
+    old = services.memory.save_insight(
+        DomainInsight(
+            domain="mab",
+            category="proof_strategy",
+            title="Bernstein for variance pull counts",
+            content="Replace Hoeffding by Bernstein's inequality when rewards have small variance; "
+            "pull count scales with sigma^2/Delta^2.",
+            confidence=0.6,
+            source_session="s0",
+        )
+    )
+    backend = ScriptedBackend(
+        responder=responder({"InsightBatch": INSIGHTS, "DistilledSkills": DISTILLED, "MergeDecision": MERGE})
+    )
     ctx = make_ctx(tmp_path, "s1", backend, services=services)
     record_session(ctx)
     outcome = await LearnStage().run(ctx, SPEC)
@@ -162,4 +178,9 @@ async def test_budget_exhaustion_propagates(tmp_path):
         await LearnStage().run(ctx, SPEC)
     # what was done before the model was needed is kept and will not be redone on resume
     assert ctx.bus.get("learn_progress") == [
-        "knowledge_graph", "retractions", "failed_strategies", "skill_stats", "tool_patterns"]
+        "knowledge_graph",
+        "retractions",
+        "failed_strategies",
+        "skill_stats",
+        "tool_patterns",
+    ]

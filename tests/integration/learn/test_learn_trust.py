@@ -25,17 +25,32 @@ SPEC = InputSpec(mode="prove", statement="UCB1 with a small exploration constant
 CLAIM = r"UCB1 with exploration constant c = 1/100 has regret R_T \le 3\sum_i \log T/\Delta_i"
 CARELESS = "scripted:careless-main"
 
-FALSE_INSIGHTS = {"insights": [
-    {"category": "domain_knowledge", "title": "The UCB1 constant is 1/100",
-     "content": "UCB1 keeps logarithmic regret with exploration constant 1/100.", "confidence": 0.9},
-    {"category": "pitfalls", "title": "Self-reviewed constants",
-     "content": "A constant checked only by the model that chose it was violated by simulation.",
-     "confidence": 0.8},
-]}
-TRUE_INSIGHTS = {"insights": [
-    {"category": "domain_knowledge", "title": "UCB1 regret via Hoeffding",
-     "content": "Hoeffding's confidence radius gives UCB1 logarithmic regret with constant 8.", "confidence": 0.9},
-]}
+FALSE_INSIGHTS = {
+    "insights": [
+        {
+            "category": "domain_knowledge",
+            "title": "The UCB1 constant is 1/100",
+            "content": "UCB1 keeps logarithmic regret with exploration constant 1/100.",
+            "confidence": 0.9,
+        },
+        {
+            "category": "pitfalls",
+            "title": "Self-reviewed constants",
+            "content": "A constant checked only by the model that chose it was violated by simulation.",
+            "confidence": 0.8,
+        },
+    ]
+}
+TRUE_INSIGHTS = {
+    "insights": [
+        {
+            "category": "domain_knowledge",
+            "title": "UCB1 regret via Hoeffding",
+            "content": "Hoeffding's confidence radius gives UCB1 logarithmic regret with constant 8.",
+            "confidence": 0.9,
+        },
+    ]
+}
 
 
 def careless_state() -> TheoryState:
@@ -48,14 +63,26 @@ def careless_state() -> TheoryState:
     }
     review = {"reviewer": CARELESS, "self_review": True}
     return TheoryState(
-        informal_statement="UCB1 with constant 1/100", formal_statement=CLAIM, lemma_dag=dag,
+        informal_statement="UCB1 with constant 1/100",
+        formal_statement=CLAIM,
+        lemma_dag=dag,
         proven_lemmas={
-            "L1": ProofRecord(lemma_id="L1", proof="PROOF-L1 by a loose union bound.", verification_level="reviewed", **review),
-            "L2": ProofRecord(lemma_id="L2", proof="PROOF-L2 by the regret decomposition.", verification_level="reviewed", **review),
+            "L1": ProofRecord(
+                lemma_id="L1", proof="PROOF-L1 by a loose union bound.", verification_level="reviewed", **review
+            ),
+            "L2": ProofRecord(
+                lemma_id="L2", proof="PROOF-L2 by the regret decomposition.", verification_level="reviewed", **review
+            ),
             "T": ProofRecord(lemma_id="T", proof="PROOF-T combine L1 and L2.", verification_level="formal", **review),
         },
-        failed_attempts=[FailedAttempt(lemma_id="L1", attempt=1, error_category="bound_too_loose",
-                                       verifier_text="the constant 1/100 is not justified by the union bound")],
+        failed_attempts=[
+            FailedAttempt(
+                lemma_id="L1",
+                attempt=1,
+                error_category="bound_too_loose",
+                verifier_text="the constant 1/100 is not justified by the union bound",
+            )
+        ],
         status="contradicted",
         contradictions=["regret at T=10000: empirical 812.4 > bound 95.1 (beyond the 99% limit)"],
     )
@@ -122,8 +149,7 @@ async def test_a_proved_session_stores_established_at_its_weakest_level(tmp_path
     mm = MemoryManager(tmp_path, "check", HashingEmbedder())
     results = {n.claimed_level: n for n in mm.graph.nodes() if n.kind == "result" and not n.retracted}
     assert all(n.established and n.verification_level == n.claimed_level for n in results.values())
-    assert ctx.bus.get("learn_report")["established"] == sorted(n.node_id for n in mm.graph.nodes()
-                                                              if n.established)
+    assert ctx.bus.get("learn_report")["established"] == sorted(n.node_id for n in mm.graph.nodes() if n.established)
     (ins,) = mm.list_insights("mab")
     assert ins.established and ins.verification_level == state.weakest_level() == "cited"
     skill = SkillRegistry(tmp_path / "skills").get("bernstein-variance-pull-counts")
@@ -134,8 +160,11 @@ async def test_a_proved_session_stores_established_at_its_weakest_level(tmp_path
 
 
 async def test_self_reviewed_proofs_are_not_established(tmp_path):
-    ctx = make_ctx(tmp_path, "selfrev", ScriptedBackend(
-        responder=responder({"InsightBatch": TRUE_INSIGHTS, "DistilledSkills": {"skills": []}})))
+    ctx = make_ctx(
+        tmp_path,
+        "selfrev",
+        ScriptedBackend(responder=responder({"InsightBatch": TRUE_INSIGHTS, "DistilledSkills": {"skills": []}})),
+    )
     record_session(ctx, theory_state("proved", reviewer=CARELESS, self_review=True))
     await LearnStage().run(ctx, SPEC)
     mm = MemoryManager(tmp_path, "check", HashingEmbedder())
@@ -148,13 +177,17 @@ async def test_self_reviewed_proofs_are_not_established(tmp_path):
     assert not ins.established and ins.self_reviewed
     # still offered to the next session, but labelled
     assert 'status="unverified: self-reviewed; the session ended proved"' in memories_block_for(
-        mm, "mab", "UCB1 regret Hoeffding")
+        mm, "mab", "UCB1 regret Hoeffding"
+    )
 
 
 async def test_a_later_refutation_retracts_what_an_earlier_session_stored(tmp_path):
     # session A "proves" the claim with independent reviews and learns from it
-    a = make_ctx(tmp_path, "A", ScriptedBackend(responder=responder(
-        {"InsightBatch": FALSE_INSIGHTS, "DistilledSkills": DISTILLED})))
+    a = make_ctx(
+        tmp_path,
+        "A",
+        ScriptedBackend(responder=responder({"InsightBatch": FALSE_INSIGHTS, "DistilledSkills": DISTILLED})),
+    )
     proved = careless_state().model_copy(update={"status": "proved", "contradictions": [], "failed_attempts": []})
     for rec in proved.proven_lemmas.values():
         rec.reviewer, rec.self_review = REVIEWER, False
@@ -168,12 +201,22 @@ async def test_a_later_refutation_retracts_what_an_earlier_session_stored(tmp_pa
     b_state = TheoryState(
         formal_statement="$" + CLAIM.replace(" ", "  ") + "$.",
         lemma_dag={"T": LemmaNode(id="T", statement="$" + CLAIM + "$", is_root=True, status="refuted")},
-        counterexamples=[Counterexample(lemma_id="T", assignment={"Delta": 0.05, "T": 10000}, confirmed=True,
-                                        checker="falsifier", description="regret 812 exceeds the bound 95")],
+        counterexamples=[
+            Counterexample(
+                lemma_id="T",
+                assignment={"Delta": 0.05, "T": 10000},
+                confirmed=True,
+                checker="falsifier",
+                description="regret 812 exceeds the bound 95",
+            )
+        ],
         status="refuted",
     )
-    b = make_ctx(tmp_path, "B", ScriptedBackend(responder=responder(
-        {"InsightBatch": {"insights": []}, "DistilledSkills": {"skills": []}})))
+    b = make_ctx(
+        tmp_path,
+        "B",
+        ScriptedBackend(responder=responder({"InsightBatch": {"insights": []}, "DistilledSkills": {"skills": []}})),
+    )
     record_session(b, b_state)
     assert (await LearnStage().run(b, SPEC)).status == "completed"
     assert mm.graph.find(CLAIM).node_id in b.bus.get("learn_report")["retracted"]
@@ -200,14 +243,39 @@ async def test_a_later_refutation_retracts_what_an_earlier_session_stored(tmp_pa
 
 async def test_memory_hints_never_present_unverified_or_retracted_results_as_established(tmp_path):
     mm = MemoryManager(tmp_path, "seed", HashingEmbedder())
-    mm.add_theorem("Hoeffding bound for the UCB1 confidence radius", "mab", "formal", session_id="s1",
-                   established=True, session_status="proved")
-    mm.add_theorem("Peeling bound for the UCB1 confidence radius", "mab", "reviewed", session_id="s2",
-                   session_status="proved", self_reviewed=True, note="only self-reviewed")
-    mm.add_theorem("Tiny-constant bound for the UCB1 confidence radius", "mab", "formal", session_id="s3",
-                   session_status="contradicted", self_reviewed=True)
-    mm.add_theorem("Constant-regret bound for the UCB1 confidence radius", "mab", "smt", session_id="s4",
-                   established=True, session_status="proved")
+    mm.add_theorem(
+        "Hoeffding bound for the UCB1 confidence radius",
+        "mab",
+        "formal",
+        session_id="s1",
+        established=True,
+        session_status="proved",
+    )
+    mm.add_theorem(
+        "Peeling bound for the UCB1 confidence radius",
+        "mab",
+        "reviewed",
+        session_id="s2",
+        session_status="proved",
+        self_reviewed=True,
+        note="only self-reviewed",
+    )
+    mm.add_theorem(
+        "Tiny-constant bound for the UCB1 confidence radius",
+        "mab",
+        "formal",
+        session_id="s3",
+        session_status="contradicted",
+        self_reviewed=True,
+    )
+    mm.add_theorem(
+        "Constant-regret bound for the UCB1 confidence radius",
+        "mab",
+        "smt",
+        session_id="s4",
+        established=True,
+        session_status="proved",
+    )
     mm.retract_theorem("Constant-regret bound for the UCB1 confidence radius", "mab", "refuted in session s5")
     hints = await memory_hints(_memory_ctx(tmp_path, "probe"), "UCB1 confidence radius bound")
     established, rest = hints.split("Unverified results from earlier sessions")

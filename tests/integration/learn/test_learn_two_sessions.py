@@ -21,8 +21,10 @@ from eurekaclaw.agents.learn.stage import LearnStage
 from eurekaclaw.llm.scripted import ScriptedBackend
 from eurekaclaw.types.tasks import InputSpec, Task, TaskResult
 
-LEMMA = ("For arms whose rewards have variance sigma_i^2 much smaller than their range, "
-         "bound the number of pulls of a suboptimal arm using Bernstein's inequality.")
+LEMMA = (
+    "For arms whose rewards have variance sigma_i^2 much smaller than their range, "
+    "bound the number of pulls of a suboptimal arm using Bernstein's inequality."
+)
 
 
 class _Probe(BaseAgent):
@@ -67,16 +69,24 @@ async def test_session_two_gets_the_skill_and_memory_of_session_one(tmp_path):
 
 
 PASS = {"verdict": "pass", "confidence": 0.9, "errors": [], "summary": "correct"}
-CONSISTENT = {"proves_statement": True, "assumptions_respected": True,
-              "cited_lemmas_used_correctly": True, "verdict": "consistent", "issues": []}
+CONSISTENT = {
+    "proves_statement": True,
+    "assumptions_respected": True,
+    "cited_lemmas_used_correctly": True,
+    "verdict": "consistent",
+    "issues": [],
+}
 
 
 def _theory_reply(request):
     if request.role in ("prover", "refiner"):
-        return {"proof": f"Proof of {request.lemma_id} by Bernstein's inequality.",
-                "self_assessment": {"confidence": 0.8, "gaps": [], "weakest_step": ""}}
-    return {"verifier": PASS, "consistency_checker": CONSISTENT,
-            "counterexample_searcher": {"candidates": []}}.get(request.role)
+        return {
+            "proof": f"Proof of {request.lemma_id} by Bernstein's inequality.",
+            "self_assessment": {"confidence": 0.8, "gaps": [], "weakest_step": ""},
+        }
+    return {"verifier": PASS, "consistency_checker": CONSISTENT, "counterexample_searcher": {"candidates": []}}.get(
+        request.role
+    )
 
 
 async def test_session_two_prover_prompt_has_session_one_skill_and_memory(tmp_path):
@@ -98,10 +108,15 @@ async def test_session_two_prover_prompt_has_session_one_skill_and_memory(tmp_pa
         "L1": LemmaNode(id="L1", statement=LEMMA, informal=LEMMA),
         "T": LemmaNode(id="T", statement="The variance-aware regret bound.", dependencies=["L1"], is_root=True),
     }
-    ctx2.bus.put_theory_state(TheoryState(
-        informal_statement="variance-aware bound", formal_statement="The variance-aware regret bound.",
-        lemma_dag=dag, formalized_dag={k: v.model_copy(deep=True) for k, v in dag.items()},
-        open_goals=list(dag)))
+    ctx2.bus.put_theory_state(
+        TheoryState(
+            informal_statement="variance-aware bound",
+            formal_statement="The variance-aware regret bound.",
+            lemma_dag=dag,
+            formalized_dag={k: v.model_copy(deep=True) for k, v in dag.items()},
+            open_goals=list(dag),
+        )
+    )
     await TheoryStage().run(ctx2, InputSpec(mode="prove", statement="variance-aware bound"))
 
     prover_calls = [c for c in backend2.calls if c.role == "prover" and c.lemma_id == "L1"]
@@ -112,8 +127,11 @@ async def test_session_two_prover_prompt_has_session_one_skill_and_memory(tmp_pa
     assert "bernstein-variance-pull-counts" in ctx2.bus.get("injected_skills")["L1"]
 
     # and session 2's Learn scores the skill it was given
-    ctx2.llm = make_ctx(tmp_path, "s2b", ScriptedBackend(
-        responder=responder({"InsightBatch": {"insights": []}, "DistilledSkills": {"skills": []}}))).llm
+    ctx2.llm = make_ctx(
+        tmp_path,
+        "s2b",
+        ScriptedBackend(responder=responder({"InsightBatch": {"insights": []}, "DistilledSkills": {"skills": []}})),
+    ).llm
     await LearnStage().run(ctx2, InputSpec(mode="prove", statement="x"))
     skill = build_memory_services(tmp_path, "s3", "mab", []).skill_registry.get("bernstein-variance-pull-counts")
     uses = [lid for lid, names in ctx2.bus.get("injected_skills").items() if skill.meta.name in names]

@@ -100,8 +100,11 @@ async def test_damaged_usage_json_is_rebuilt_from_the_log_not_reset(tmp_path: Pa
             return "claude-sonnet-4-6"
 
     usage, log = tmp_path / "usage.json", tmp_path / "llm_log.jsonl"
-    llm = SessionLLM(Sonnet(default=LLMResponse(text="x", usage=Usage(input_tokens=1000, output_tokens=100))),
-                     UsageLedger(usage, budget_usd=1.0), log)
+    llm = SessionLLM(
+        Sonnet(default=LLMResponse(text="x", usage=Usage(input_tokens=1000, output_tokens=100))),
+        UsageLedger(usage, budget_usd=1.0),
+        log,
+    )
     for _ in range(3):
         await llm.complete(LLMRequest(role="prover", stage="theory", messages=[Message(role="user", content="p")]))
     before = json.loads(usage.read_text())

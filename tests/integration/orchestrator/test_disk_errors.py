@@ -22,8 +22,12 @@ def _namespaces_usable() -> str | None:
         return "needs root to mount a tmpfs in a private mount namespace"
     if shutil.which("unshare") is None:
         return "unshare(1) is not installed"
-    probe = subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=8k tmpfs /mnt && umount /mnt"],
-                           capture_output=True, text=True, timeout=30)
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=8k tmpfs /mnt && umount /mnt"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     if probe.returncode != 0:
         return f"cannot mount a tmpfs in a private namespace: {probe.stderr.strip()[:200]}"
     return None
@@ -36,8 +40,7 @@ pytestmark = pytest.mark.skipif(SKIP is not None, reason=SKIP or "")
 def in_namespace(script: str, tmp_path: Path) -> subprocess.CompletedProcess:
     path = tmp_path / "script.sh"
     path.write_text(script)
-    return subprocess.run(["unshare", "-m", "sh", str(path)], capture_output=True, text=True, timeout=300,
-                          cwd=tmp_path)
+    return subprocess.run(["unshare", "-m", "sh", str(path)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
 
 
 def cli_env(home: Path) -> str:
@@ -51,14 +54,17 @@ def test_read_only_dir_is_one_line_exit_1(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     responder = HERE.parents[1] / "e2e" / "demo_responder.py"
-    proc = in_namespace(textwrap.dedent(f"""
+    proc = in_namespace(
+        textwrap.dedent(f"""
         mount -t tmpfs -o size=1m tmpfs {home}
         mkdir -p {home}/runs
         mount -o remount,ro {home}
         env -i {cli_env(home)} {sys.executable} -m eurekaclaw prove "x^2 >= 0" --llm scripted:{responder} >out.txt 2>err.txt
         echo $? > rc.txt
         umount {home}
-    """), tmp_path)
+    """),
+        tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     err = (tmp_path / "err.txt").read_text()
     assert (tmp_path / "rc.txt").read_text().strip() == "1", err
@@ -68,7 +74,7 @@ def test_read_only_dir_is_one_line_exit_1(tmp_path: Path) -> None:
     assert "Read-only file system" in lines[0] and "make the file system writable" in lines[0]
 
 
-DRIVER = '''
+DRIVER = """
 import asyncio, json, os, sys
 sys.path.insert(0, {tests!r})
 from test_damaged_state import Formalize, Theory, stages, orch, SPEC
@@ -109,7 +115,7 @@ async def main():
     print(json.dumps(out))
 
 asyncio.run(main())
-'''
+"""
 
 
 def test_disk_full_mid_run_names_the_path_and_resumes(tmp_path: Path) -> None:
@@ -117,13 +123,16 @@ def test_disk_full_mid_run_names_the_path_and_resumes(tmp_path: Path) -> None:
     home.mkdir()
     driver = tmp_path / "driver.py"
     driver.write_text(DRIVER.format(tests=str(HERE), home=str(home), filler=str(home / "filler")))
-    proc = in_namespace(textwrap.dedent(f"""
+    proc = in_namespace(
+        textwrap.dedent(f"""
         mount -t tmpfs -o size=256k tmpfs {home}
         env -i {cli_env(home)} {sys.executable} {driver}
         rc=$?
         umount {home}
         exit $rc
-    """), tmp_path)
+    """),
+        tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     sid = out["session_id"]

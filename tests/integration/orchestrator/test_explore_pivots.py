@@ -61,9 +61,13 @@ class Formalize(Stage):
         statement, _ = input_statement(ctx, spec)
         self.statements.append(statement)
         self.saw_old_theory.append(ctx.bus.get_theory_state() is not None)
-        ctx.bus.put_theory_state(TheoryState(
-            informal_statement=statement, formal_statement=f"formal {statement}",
-            lemma_dag={"main": LemmaNode(id="main", statement=statement, is_root=True)}))
+        ctx.bus.put_theory_state(
+            TheoryState(
+                informal_statement=statement,
+                formal_statement=f"formal {statement}",
+                lemma_dag={"main": LemmaNode(id="main", statement=statement, is_root=True)},
+            )
+        )
         return StageOutcome(status="completed")
 
 
@@ -100,10 +104,18 @@ class Experiment(Stage):
         title = ctx.bus.get_theory_state().informal_statement.split()[-1]
         self.ran_for.append(title)
         bad = title in self.violated
-        check = BoundCheck(name=f"bound {title}", horizon=100, empirical_mean=5.0, std_error=0.1,
-                           theoretical=1.0, held=not bad, from_theorem=True)
-        ctx.bus.put_experiment_result(ExperimentResult(
-            bound_checks=[check], violations=[f"bound of {title} violated"] if bad else []))
+        check = BoundCheck(
+            name=f"bound {title}",
+            horizon=100,
+            empirical_mean=5.0,
+            std_error=0.1,
+            theoretical=1.0,
+            held=not bad,
+            from_theorem=True,
+        )
+        ctx.bus.put_experiment_result(
+            ExperimentResult(bound_checks=[check], violations=[f"bound of {title} violated"] if bad else [])
+        )
         return StageOutcome(status="completed")
 
 
@@ -121,10 +133,21 @@ class Write(Stage):
 
 
 def _orch(theory: Theory, experiment: Experiment, formalize: Formalize, write: Write, **settings) -> MetaOrchestrator:
-    stages = {"survey": Survey(), "formalize": formalize, "theory": theory, "experiment": experiment,
-              "write": write, "evaluate": None, "learn": None}
-    return MetaOrchestrator(load_settings(theory_max_replans=0, **settings),
-                            backend=ScriptedBackend(responder=lambda r: "ok"), stages=stages, plugins={})
+    stages = {
+        "survey": Survey(),
+        "formalize": formalize,
+        "theory": theory,
+        "experiment": experiment,
+        "write": write,
+        "evaluate": None,
+        "learn": None,
+    }
+    return MetaOrchestrator(
+        load_settings(theory_max_replans=0, **settings),
+        backend=ScriptedBackend(responder=lambda r: "ok"),
+        stages=stages,
+        plugins={},
+    )
 
 
 async def test_failed_directions_hand_over_to_the_next_and_the_paper_says_why() -> None:
@@ -145,15 +168,20 @@ async def test_failed_directions_hand_over_to_the_next_and_the_paper_says_why() 
     brief = ResearchBrief.model_validate(read_json(session / "research_brief.json"))
     assert brief.selected_direction.title == "C"
     assert [(d.version, d.title, d.outcome) for d in brief.dropped_directions] == [
-        (1, "A", "refuted"), (2, "B", "contradicted")]
+        (1, "A", "refuted"),
+        (2, "B", "contradicted"),
+    ]
     assert "refuted by the fake theory stage" in brief.dropped_directions[0].reason
     assert "bound of B violated" in brief.dropped_directions[1].reason
     # each direction is a versioned sub-run: its files are kept
     v1 = read_json(session / "directions" / "v1" / "theory_state.json")
     assert v1["informal_statement"] == "statement A" and v1["status"] == "refuted"
     assert read_json(session / "directions" / "v2" / "experiment_result.json")["violations"] == ["bound of B violated"]
-    events = [e for e in map(__import__("json").loads, (session / "events.jsonl").read_text().splitlines())
-              if e.get("kind") == "pivot"]
+    events = [
+        e
+        for e in map(__import__("json").loads, (session / "events.jsonl").read_text().splitlines())
+        if e.get("kind") == "pivot"
+    ]
     assert [e["dropped"] for e in events] == ["A", "B"]
 
     report = direction_report(brief)
@@ -177,13 +205,15 @@ async def test_pivots_stop_at_max_pivots_and_the_last_direction_is_reported_as_i
 async def test_zero_pivots_and_other_modes_never_pivot() -> None:
     formalize = Formalize()
     result = await _orch(Theory({"A": "refuted"}), Experiment(set()), formalize, Write()).run(
-        InputSpec(mode="explore", statement="bandits", max_pivots=0))
+        InputSpec(mode="explore", statement="bandits", max_pivots=0)
+    )
     assert formalize.statements == ["statement A"] and result.theory_status == "refuted"
 
     formalize = Formalize()
     stages_theory = Theory({"A": "refuted"})
     result = await _orch(stages_theory, Experiment(set()), formalize, Write()).run(
-        InputSpec(mode="from-papers", statement="", paper_ids=["2101.00001"]))
+        InputSpec(mode="from-papers", statement="", paper_ids=["2101.00001"])
+    )
     assert formalize.statements == ["statement A"] and result.theory_status == "refuted"
 
 
@@ -191,7 +221,8 @@ async def test_running_out_of_directions_ends_with_the_last_one() -> None:
     formalize = Formalize()
     theory = Theory({t: "refuted" for t in "ABCD"})
     result = await _orch(theory, Experiment(set()), formalize, Write()).run(
-        InputSpec(mode="explore", statement="bandits", max_pivots=10))
+        InputSpec(mode="explore", statement="bandits", max_pivots=10)
+    )
     assert formalize.statements == [f"statement {t}" for t in "ABCD"]
     assert result.theory_status == "refuted"
     brief = ResearchBrief.model_validate(read_json(Path(result.session_dir) / "research_brief.json"))
@@ -202,9 +233,12 @@ def test_a_pivot_interrupted_after_its_decision_is_finished_once(tmp_path: Path)
     """The brief (decision) was written, the rest was not: the next check finishes the pivot
     without recording the direction twice; afterwards nothing pivots again."""
     bus = KnowledgeBus("s", tmp_path)
-    dropped = DroppedDirection(version=1, title="A", statement="statement A", outcome="refuted", archive="directions/v1")
-    bus.put_research_brief(ResearchBrief(directions=list(DIRECTIONS), selected_direction=DIRECTIONS[1],
-                                         dropped_directions=[dropped]))
+    dropped = DroppedDirection(
+        version=1, title="A", statement="statement A", outcome="refuted", archive="directions/v1"
+    )
+    bus.put_research_brief(
+        ResearchBrief(directions=list(DIRECTIONS), selected_direction=DIRECTIONS[1], dropped_directions=[dropped])
+    )
     bus.put_theory_state(TheoryState(informal_statement="statement A", status="refuted"))
     bus.put_experiment_result(ExperimentResult())
     pipeline = PipelineState()

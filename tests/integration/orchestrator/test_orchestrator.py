@@ -103,7 +103,9 @@ async def test_budget_cap_stops_at_a_checkpoint_and_resume_continues() -> None:
     pipeline = read_json(session.file("pipeline.json"))
     assert next(s for s in pipeline["stages"] if s["name"] == "theory")["status"] == "interrupted"
 
-    resumed = await _orch(_stages(theory=StepStage("theory", steps=10)), backend=backend).resume(session, budget_usd=1.0)
+    resumed = await _orch(_stages(theory=StepStage("theory", steps=10)), backend=backend).resume(
+        session, budget_usd=1.0
+    )
     assert resumed.status == "partial"  # other stages absent in this test
     assert len(read_json(session.file("bus_extra.json"))["steps"]) == 10
     assert backend.calls and len(backend.calls) == 10  # no step was paid for twice
@@ -138,7 +140,11 @@ async def test_pause_request_from_another_process_checkpoints(isolated_home: Pat
 
 def _driver(args: list[str], env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, str(HERE / "driver.py"), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, str(HERE / "driver.py"), *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 

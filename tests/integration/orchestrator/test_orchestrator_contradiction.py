@@ -32,8 +32,11 @@ class Formalize(Stage):
         self.runs += 1
         old = ctx.bus.get_theory_state()
         self.saw_counterexamples.append(len(old.counterexamples) if old else 0)
-        state = TheoryState(informal_statement=spec.statement, formal_statement=f"formal v{self.runs}",
-                            lemma_dag={"main": LemmaNode(id="main", statement="bound", is_root=True)})
+        state = TheoryState(
+            informal_statement=spec.statement,
+            formal_statement=f"formal v{self.runs}",
+            lemma_dag={"main": LemmaNode(id="main", statement="bound", is_root=True)},
+        )
         if old is not None:  # as the real stage does: what failed stays on record
             state.counterexamples = old.counterexamples
             state.contradiction_replans = old.contradiction_replans
@@ -62,20 +65,28 @@ class Experiment(Stage):
     async def run(self, ctx: AgentContext, spec: InputSpec, *, resume: bool = False) -> StageOutcome:
         bad = self.violate[min(self.runs, len(self.violate) - 1)]
         self.runs += 1
-        check = BoundCheck(name="claimed@ucb1", horizon=1000, empirical_mean=63.5, std_error=0.8,
-                           theoretical=0.46, held=not bad, from_theorem=True)
+        check = BoundCheck(
+            name="claimed@ucb1",
+            horizon=1000,
+            empirical_mean=63.5,
+            std_error=0.8,
+            theoretical=0.46,
+            held=not bad,
+            from_theorem=True,
+        )
         line = "bound claimed@ucb1 on instance three at T=1000: measured 63.5 ± 0.8, bound 0.46"
-        ctx.bus.put_experiment_result(ExperimentResult(
-            bound_checks=[check], violations=[line] if bad else [],
-            spec={"checked": {}}))
+        ctx.bus.put_experiment_result(
+            ExperimentResult(bound_checks=[check], violations=[line] if bad else [], spec={"checked": {}})
+        )
         return StageOutcome(status="completed")
 
 
 def _orch(formalize: Formalize, experiment: Experiment, **settings) -> MetaOrchestrator:
     stages = {name: None for name in ("survey", "write", "evaluate", "learn")}
     stages.update(formalize=formalize, theory=Theory(), experiment=experiment)
-    return MetaOrchestrator(load_settings(**settings), backend=ScriptedBackend(responder=lambda r: "ok"),
-                            stages=stages, plugins={})
+    return MetaOrchestrator(
+        load_settings(**settings), backend=ScriptedBackend(responder=lambda r: "ok"), stages=stages, plugins={}
+    )
 
 
 async def test_a_violated_bound_contradicts_a_proved_theorem_after_one_reformalization() -> None:

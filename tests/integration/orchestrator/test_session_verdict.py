@@ -52,8 +52,12 @@ class PaperFake(Stage):
     async def run(self, ctx, spec, *, resume=False):
         theory = ctx.bus.get_theory_state()
         self.saw.append(theory.status if theory else "none")
-        paper = PaperOutput(tex_file="paper.tex", compiled=self.compiled and not self.compile_error,
-                            compile_error=self.compile_error, pdf_file=None if self.compile_error else "paper.pdf")
+        paper = PaperOutput(
+            tex_file="paper.tex",
+            compiled=self.compiled and not self.compile_error,
+            compile_error=self.compile_error,
+            pdf_file=None if self.compile_error else "paper.pdf",
+        )
         ctx.bus.put("paper", paper)
         return StageOutcome(status="partial" if self.compile_error else "completed", reason=self.compile_error)
 
@@ -62,8 +66,9 @@ def _orch(**stages) -> MetaOrchestrator:
     names = ("survey", "formalize", "theory", "experiment", "write", "evaluate", "learn")
     impls = {n: CountingStage(n) for n in names}  # type: ignore[arg-type]
     impls.update(stages)
-    return MetaOrchestrator(load_settings(stage_max_retries=0),
-                            backend=ScriptedBackend(responder=lambda r: "ok"), stages=impls, plugins={})
+    return MetaOrchestrator(
+        load_settings(stage_max_retries=0), backend=ScriptedBackend(responder=lambda r: "ok"), stages=impls, plugins={}
+    )
 
 
 async def test_a_proved_theorem_whose_pdf_failed_is_a_partial_session_with_the_reason() -> None:
@@ -96,8 +101,9 @@ async def test_resume_of_a_failed_theory_refreshes_paper_eval_and_learning() -> 
     runs_before = (evaluate.runs, learn.runs, experiment.runs, len(writer.saw))
 
     session = MetaOrchestrator(load_settings()).workspace.resolve(first.session_id)
-    resumed = await _orch(theory=theory, write=writer, evaluate=evaluate, learn=learn,
-                          experiment=experiment).resume(session)
+    resumed = await _orch(theory=theory, write=writer, evaluate=evaluate, learn=learn, experiment=experiment).resume(
+        session
+    )
     assert resumed.status == "completed", resumed.status_reason
     assert resumed.theory_status == "proved"
     assert writer.saw[-1] == "proved"  # the paper was written again, about the proved theorem
@@ -111,12 +117,14 @@ async def test_an_earlier_stage_that_reruns_resets_only_later_finished_stages() 
     # survey failed first, everything after it ran; on resume survey re-runs, and so does the rest
     survey = CountingStage("survey", fail_times=1)
     formalize, learn = CountingStage("formalize"), CountingStage("learn")
-    first = await _orch(survey=survey, formalize=formalize, learn=learn, theory=TheoryFake("proved"),
-                        write=PaperFake()).run(SPEC)
+    first = await _orch(
+        survey=survey, formalize=formalize, learn=learn, theory=TheoryFake("proved"), write=PaperFake()
+    ).run(SPEC)
     assert first.status == "partial" and formalize.runs == 1
     session = MetaOrchestrator(load_settings()).workspace.resolve(first.session_id)
-    resumed = await _orch(survey=survey, formalize=formalize, learn=learn, theory=TheoryFake("proved"),
-                          write=PaperFake()).resume(session)
+    resumed = await _orch(
+        survey=survey, formalize=formalize, learn=learn, theory=TheoryFake("proved"), write=PaperFake()
+    ).resume(session)
     assert resumed.status == "completed"
     assert survey.runs == 2 and formalize.runs == 2 and learn.runs == 2
 

@@ -24,18 +24,32 @@ PROSE = {
     "experiments": "",
 }
 PASS = {"verdict": "pass", "confidence": 0.9, "errors": [], "summary": "correct"}
-FAIL = {"verdict": "fail", "confidence": 0.9, "summary": "a step does not follow",
-        "errors": [{"category": "gap", "description": "the union bound is applied to dependent events",
-                    "severity": "major"}]}
-CONSISTENT = {"proves_statement": True, "assumptions_respected": True, "cited_lemmas_used_correctly": True,
-              "verdict": "consistent", "issues": []}
+FAIL = {
+    "verdict": "fail",
+    "confidence": 0.9,
+    "summary": "a step does not follow",
+    "errors": [
+        {"category": "gap", "description": "the union bound is applied to dependent events", "severity": "major"}
+    ],
+}
+CONSISTENT = {
+    "proves_statement": True,
+    "assumptions_respected": True,
+    "cited_lemmas_used_correctly": True,
+    "verdict": "consistent",
+    "issues": [],
+}
 
 
 def scope(prompt: str) -> dict[str, Any]:
     feedback = prompt.rsplit(":\n", 1)[-1]
     if "THEORY:" in feedback:
-        return {"scope": "theory", "lemmas": ["L2", "L9"], "experiment": False,
-                "reason": "the proof of L2 is questioned; it is now formally verified"}
+        return {
+            "scope": "theory",
+            "lemmas": ["L2", "L9"],
+            "experiment": False,
+            "reason": "the proof of L2 is questioned; it is now formally verified",
+        }
     if "WHOLE:" in feedback:
         return {"scope": "theory", "lemmas": [], "experiment": False, "reason": "the whole argument is questioned"}
     if "EXPERIMENT:" in feedback:
@@ -48,9 +62,11 @@ def scope(prompt: str) -> dict[str, Any]:
 def proof(prompt: str, lemma: str | None) -> dict[str, Any]:
     deps = re.findall(r"^- Lemma (\S+) \[", prompt, flags=re.MULTILINE)
     cites = ", ".join(f"Lemma~\\ref{{lem:{d}}}" for d in deps) or "the standing assumptions"
-    return {"proof": f"Proof of {lemma}: by {cites}, apply the union bound over the rounds and sum the "
-                     "per-round terms; the claim follows. This proof was formally verified in Coq.",
-            "self_assessment": {"confidence": 1.0, "gaps": [], "weakest_step": ""}}
+    return {
+        "proof": f"Proof of {lemma}: by {cites}, apply the union bound over the rounds and sum the "
+        "per-round terms; the claim follows. This proof was formally verified in Coq.",
+        "self_assessment": {"confidence": 1.0, "gaps": [], "weakest_step": ""},
+    }
 
 
 def respond(request: Any) -> dict[str, Any] | None:
@@ -70,6 +86,11 @@ def respond(request: Any) -> dict[str, Any] | None:
     if role == "writer":
         return PROSE
     if role == "reviser":
-        return {**{k: None for k in PROSE}, "introduction": PROSE["introduction"], "summary": "Reworded.",
-                "needs": [], "needs_reason": ""}
+        return {
+            **{k: None for k in PROSE},
+            "introduction": PROSE["introduction"],
+            "summary": "Reworded.",
+            "needs": [],
+            "needs_reason": "",
+        }
     return None

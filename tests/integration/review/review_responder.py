@@ -17,10 +17,16 @@ def respond(request: Any) -> dict[str, Any] | None:
         }
     if request.role == "reviser":
         return {
-            "title": None, "abstract": None, "introduction": None, "preliminaries": None,
-            "related_work": None, "experiments": None,
+            "title": None,
+            "abstract": None,
+            "introduction": None,
+            "preliminaries": None,
+            "related_work": None,
+            "experiments": None,
             "limitations": "Lemma~\\ref{lem:L2} rests on a model review and numeric falsification; no proof "
-                           "assistant checked it.",
-            "summary": "Clarified how Lemma L2 was checked.", "needs": [], "needs_reason": "",
+            "assistant checked it.",
+            "summary": "Clarified how Lemma L2 was checked.",
+            "needs": [],
+            "needs_reason": "",
         }
     return None

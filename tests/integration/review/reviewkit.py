@@ -66,9 +66,17 @@ def finished_session(home: Path, *, with_experiment: bool = False, **theory_kwar
     """A completed session with its paper, as the write stage leaves it."""
     workspace = Workspace(home)
     session = workspace.new_session()
-    session.save_meta(SessionMeta(session_id=session.session_id, mode="prove", statement=STATEMENT,
-                                  backend="scripted", model="scripted-main", status="completed",
-                                  theory_status="proved" if theory_kwargs.get("proved", True) else "in_progress"))
+    session.save_meta(
+        SessionMeta(
+            session_id=session.session_id,
+            mode="prove",
+            statement=STATEMENT,
+            backend="scripted",
+            model="scripted-main",
+            status="completed",
+            theory_status="proved" if theory_kwargs.get("proved", True) else "in_progress",
+        )
+    )
     bus = KnowledgeBus(session.session_id, session.path)
     state = theory(**theory_kwargs)
     state.informal_statement = STATEMENT
@@ -76,11 +84,17 @@ def finished_session(home: Path, *, with_experiment: bool = False, **theory_kwar
     bus.put_bibliography(Bibliography.model_validate_json((FIXTURES / "bibliography.json").read_text()))
     if with_experiment:
         shutil.copy(FIXTURES / "regret.csv", session.path / "regret.csv")
-        bus.put_experiment_result(ExperimentResult.model_validate_json((FIXTURES / "experiment_result.json").read_text()))
+        bus.put_experiment_result(
+            ExperimentResult.model_validate_json((FIXTURES / "experiment_result.json").read_text())
+        )
     ctx = AgentContext(
-        session_id=session.session_id, settings=load_settings(), bus=bus,
+        session_id=session.session_id,
+        settings=load_settings(),
+        bus=bus,
         llm=SessionLLM(writer_backend(), UsageLedger(session.file(SessionDir.USAGE)), session.file(SessionDir.LLM_LOG)),
-        tools=ToolRegistry(), episodic=EpisodicMemory(session.session_id), session=session,
+        tools=ToolRegistry(),
+        episodic=EpisodicMemory(session.session_id),
+        session=session,
     )
     asyncio.run(WriterAgent(ctx).write())
     return session
@@ -107,8 +121,11 @@ def verbose_reply(request: LLMRequest) -> dict[str, Any]:
         "proof. Lemma L3 is the Cauchy-Schwarz step, and its claim was proved by Z3. The weakest level used "
         "is therefore cited (Lemma L1), and the limitations section says that L2 rests on a review only."
     )
-    return {"answer": answer, "cites": ["lemma:L1", "lemma:L2", "lemma:L3", "section:limitations", "theorem"],
-            "answerable": True}
+    return {
+        "answer": answer,
+        "cites": ["lemma:L1", "lemma:L2", "lemma:L3", "section:limitations", "theorem"],
+        "answerable": True,
+    }
 
 
 def careless_reply(request: LLMRequest) -> dict[str, Any]:
@@ -131,9 +148,16 @@ def revision_reply(**fields: Any) -> dict[str, Any]:
 def scripted(qa: Any = None, revision: Any = None) -> ScriptedBackend:
     rules = []
     if revision is not None:
-        rules.append({"role": "reviser", "output": "RevisionReply", "replies": revision if isinstance(revision, list) else [revision]})
-    return ScriptedBackend(rules=rules, responder=(lambda r: qa(r) if r.role == "review" else None) if qa else None,
-                           model="reviewer")
+        rules.append(
+            {
+                "role": "reviser",
+                "output": "RevisionReply",
+                "replies": revision if isinstance(revision, list) else [revision],
+            }
+        )
+    return ScriptedBackend(
+        rules=rules, responder=(lambda r: qa(r) if r.role == "review" else None) if qa else None, model="reviewer"
+    )
 
 
 def read_history(session: SessionDir) -> list[dict[str, Any]]:
@@ -145,5 +169,11 @@ def cli(*args: str, home: Path, stdin: str | None = None) -> subprocess.Complete
     """`eurekaclaw review ARGS` in a subprocess, with EUREKACLAW_DIR=home and no host credentials."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_COMPAT_", "LLM_BACKEND"))}
     env.update({"EUREKACLAW_DIR": str(home), "EUREKACLAW_OFFLINE": "1", "COLUMNS": "200", "NO_COLOR": "1"})
-    return subprocess.run([sys.executable, "-m", "eurekaclaw", "review", *args], capture_output=True, text=True,
-                          env=env, input=stdin if stdin is not None else "", timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "eurekaclaw", "review", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        input=stdin if stdin is not None else "",
+        timeout=600,
+    )

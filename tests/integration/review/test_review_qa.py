@@ -49,7 +49,7 @@ def test_a_verbose_answer_cites_sections_and_lemma_records(session: SessionDir) 
     assert answer.shown == answer.raw  # nothing to correct
     # the model saw the records, not just the prose
     prompt = backend.calls[0].prompt_text()
-    assert "Record: Lemma L2: proved, level reviewed" in prompt and "<section name=\"introduction\">" in prompt
+    assert "Record: Lemma L2: proved, level reviewed" in prompt and '<section name="introduction">' in prompt
 
 
 def test_a_careless_formal_claim_is_removed_and_corrected(session: SessionDir) -> None:
@@ -80,7 +80,9 @@ def test_a_self_reviewed_lemma_is_not_independently_reviewed(tmp_path: Path, iso
     answer = asyncio.run(runner(session, scripted(qa=reply)).ask("Who reviewed L2?"))
     assert answer.shown == ""
     assert "self-review" in answer.corrections[0] and "independently reviewed" in answer.corrections[0]
-    assert answer.records == ["Lemma L2: proved, level reviewed (self-review); checks: falsifier passed; llm_review passed"]
+    assert answer.records == [
+        "Lemma L2: proved, level reviewed (self-review); checks: falsifier passed; llm_review passed"
+    ]
 
 
 def test_history_is_saved_and_fed_back_and_calls_are_on_the_session_ledger(session: SessionDir) -> None:
@@ -139,7 +141,10 @@ def test_the_experiments_are_part_of_what_the_model_sees_and_may_cite(tmp_path: 
     session = copy_session(finished_session(tmp_path / "h", with_experiment=True), isolated_home)
 
     def reply(request):
-        return {"answer": "The log-T bound check was violated at the largest horizon.", "cites": ["section:experiments"]}
+        return {
+            "answer": "The log-T bound check was violated at the largest horizon.",
+            "cites": ["section:experiments"],
+        }
 
     backend = scripted(qa=reply)
     answer = asyncio.run(runner(session, backend).ask("Did any bound fail?"))

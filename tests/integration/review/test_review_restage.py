@@ -47,9 +47,13 @@ def digest(path: Path) -> str:
 
 
 def snapshot(session: SessionDir) -> dict[str, str]:
-    return {p.name: digest(p) for p in sorted(session.path.iterdir())
-            if p.is_file() and p.name not in (SessionDir.LLM_LOG, SessionDir.USAGE, SessionDir.EVENTS)
-            and not p.name.endswith(".lock")}
+    return {
+        p.name: digest(p)
+        for p in sorted(session.path.iterdir())
+        if p.is_file()
+        and p.name not in (SessionDir.LLM_LOG, SessionDir.USAGE, SessionDir.EVENTS)
+        and not p.name.endswith(".lock")
+    }
 
 
 def runner(session: SessionDir) -> tuple[ReviewRunner, ScriptedBackend, list]:
@@ -124,8 +128,9 @@ def test_fixing_a_lemma_reruns_theory_for_it_and_levels_come_from_the_checkers(s
     assert {("prover", "review"), ("verifier", "review"), ("writer", "review")} <= booked
 
 
-def test_a_rejected_reproof_rolls_back_and_cannot_raise_a_level(session: SessionDir,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_rejected_reproof_rolls_back_and_cannot_raise_a_level(
+    session: SessionDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("RESTAGE_VERIFIER", "fail")
     before = snapshot(session)
     run, backend, _ = runner(session)
@@ -198,18 +203,22 @@ def test_unusable_scope_reply_falls_back_to_rules() -> None:
             lemmas = [Lem("L1"), Lem("L2"), Lem("main")]
 
     facts = Facts()
-    assert rule_scope(facts, "The proof of L2 is wrong: the step after (3) does not follow.") == \
-        ScopeReply(scope="theory", lemmas=["L2"], reason="the feedback points at a flaw in a proof")
+    assert rule_scope(facts, "The proof of L2 is wrong: the step after (3) does not follow.") == ScopeReply(
+        scope="theory", lemmas=["L2"], reason="the feedback points at a flaw in a proof"
+    )
     assert rule_scope(facts, "Please run the experiment with more seeds.").scope == "experiment"
     assert rule_scope(facts, "Shorten the abstract and explain Lemma L2 better.").scope == "prose"
     assert rule_scope(facts, "Fix the typo in the title.").scope == "prose"
 
 
-def test_the_command_shows_and_lists_the_rerun_stages(session: SessionDir, isolated_home: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_command_shows_and_lists_the_rerun_stages(
+    session: SessionDir, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     proc = cli(session.session_id, "--revise", FIX_L2, "--json", "--llm", f"scripted:{RESPONDER}", home=isolated_home)
     assert proc.returncode == 0, proc.stderr
-    assert "revision re-runs theory (L2) -> writer -> evaluation (decided by model)" in proc.stderr  # shown before it runs
+    assert (
+        "revision re-runs theory (L2) -> writer -> evaluation (decided by model)" in proc.stderr
+    )  # shown before it runs
     revision = json.loads(proc.stdout)["revision"]
     assert revision["rerun_stages"] == ["theory", "write", "evaluate"] and revision["scope"]["lemmas"] == ["L2"]
     assert revision["version"] == 2 and revision["levels"]["L2"] == "reviewed"

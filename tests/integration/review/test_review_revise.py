@@ -81,8 +81,9 @@ def test_a_revision_writes_a_new_compiled_version_and_keeps_the_old(session: Ses
     assert usage["by_role"]["reviser"]["calls"] == 1 and usage["by_stage"]["review"]["calls"] == 2
 
 
-def test_a_careless_revision_cannot_claim_a_higher_level_or_a_proof(tmp_path: Path, isolated_home: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_careless_revision_cannot_claim_a_higher_level_or_a_proof(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(revise_mod, "usable_toolchain", lambda: (None, "no LaTeX toolchain (pdflatex) found"))
     session = copy_session(finished_session(tmp_path / "h", proved=False), isolated_home)
     careless = revision_reply(
@@ -99,7 +100,9 @@ def test_a_careless_revision_cannot_claim_a_higher_level_or_a_proof(tmp_path: Pa
     assert "We prove" not in tex and "formally verified in Coq" not in tex and "A proof of the UCB1" not in tex
     assert "The experiments are small." in tex
     assert any("claiming a proof were dropped" in n for n in outcome.notes)
-    assert any("limitations: a sentence claiming more than the records" in n and "level smt" in n for n in outcome.notes)
+    assert any(
+        "limitations: a sentence claiming more than the records" in n and "level smt" in n for n in outcome.notes
+    )
     assert any("no LaTeX toolchain" in n for n in outcome.notes)
     assert digest(session.path / "theory_state.json") == before
     assert "not proved" in (session.path / "paper_v2.md").read_text()
@@ -131,11 +134,15 @@ def test_a_revision_that_does_not_compile_is_rolled_back(session: SessionDir, mo
     assert again.ok and again.version == 2
 
 
-def test_feedback_that_needs_new_mathematics_is_reported_not_faked(session: SessionDir,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_feedback_that_needs_new_mathematics_is_reported_not_faked(
+    session: SessionDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(revise_mod, "usable_toolchain", lambda: (None, "no LaTeX toolchain (pdflatex) found"))
-    reply = revision_reply(needs=["theory"], needs_reason="a tighter constant needs a new proof of Lemma L2",
-                           summary="Nothing in the prose to change.")
+    reply = revision_reply(
+        needs=["theory"],
+        needs_reason="a tighter constant needs a new proof of Lemma L2",
+        summary="Nothing in the prose to change.",
+    )
     _, outcome, _ = revise(session, reply, "Improve the constant from 8 to 2.")
     assert not outcome.ok and outcome.error == "the revision changed none of the paper's prose"
     assert "new theory work: a tighter constant needs a new proof of Lemma L2" in outcome.needs[0]
@@ -169,8 +176,9 @@ def test_revised_text_goes_through_the_writers_sanitiser(session: SessionDir, mo
     assert any("related work prose" in n for n in outcome.notes)
 
 
-def test_a_revision_cannot_smuggle_in_a_claim_of_machine_verification(session: SessionDir,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_revision_cannot_smuggle_in_a_claim_of_machine_verification(
+    session: SessionDir, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Sentences naming no lemma (which the review's level check cannot attach to one) are judged
     by the writer's own check against every result: L2 is only reviewed, so they go."""
     monkeypatch.setattr(revise_mod, "usable_toolchain", lambda: (None, "no LaTeX toolchain (pdflatex) found"))
@@ -186,5 +194,7 @@ def test_a_revision_cannot_smuggle_in_a_claim_of_machine_verification(session: S
     assert "Lemma~\\ref{lem:L3} was proved by Z3" in tex  # true of L3 (smt): kept
     removed = [n for n in outcome.notes if n.startswith("removed claim(s) of machine verification")]
     assert len(removed) == 2 and any("of the introduction" in n for n in removed)
-    assert any(n.startswith("removed claim(s)") for n in read_json(session.path / "review" / "versions.json")
-               ["versions"][0]["notes"])
+    assert any(
+        n.startswith("removed claim(s)")
+        for n in read_json(session.path / "review" / "versions.json")["versions"][0]["notes"]
+    )

@@ -26,8 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "unit" / "literatur
 from lit_helpers import ARXIV, CROSSREF, OPENALEX, S2, FakeClock, fixture, make_http  # noqa: E402
 
 __all__ = ["ARXIV", "CROSSREF", "OPENALEX", "S2", "fixture"]
-ALL_HOSTS = ("https://export.arxiv.org/", "https://api.semanticscholar.org/",
-             "https://api.openalex.org/", "https://api.crossref.org/")
+ALL_HOSTS = (
+    "https://export.arxiv.org/",
+    "https://api.semanticscholar.org/",
+    "https://api.openalex.org/",
+    "https://api.crossref.org/",
+)
 
 
 def quick_service(clock: FakeClock | None = None) -> LiteratureService:
@@ -35,8 +39,12 @@ def quick_service(clock: FakeClock | None = None) -> LiteratureService:
     return LiteratureService(make_http(None, clock=clock or FakeClock()))
 
 
-def make_ctx(tmp_path: Path, backend: ScriptedBackend, service: LiteratureService | None = None,
-             events: list[tuple[str, dict[str, Any]]] | None = None) -> AgentContext:
+def make_ctx(
+    tmp_path: Path,
+    backend: ScriptedBackend,
+    service: LiteratureService | None = None,
+    events: list[tuple[str, dict[str, Any]]] | None = None,
+) -> AgentContext:
     sink = events if events is not None else []
     return AgentContext(
         session_id="s1",
@@ -71,14 +79,39 @@ def summarizer(request: LLMRequest) -> dict[str, Any]:
 
 DIRECTIONS = {
     "directions": [
-        {"title": "A", "statement": "Theorem A holds.", "rationale": "novel", "novelty": 0.9,
-         "soundness": 0.5, "transformative": 0.6, "based_on": ["arxiv:2202.12139", "arxiv:1901.00001"]},
-        {"title": "B", "statement": "Theorem B holds.", "rationale": "sound", "novelty": 0.6,
-         "soundness": 0.9, "transformative": 0.5},
-        {"title": "C", "statement": "Theorem C holds.", "rationale": "unscored", "novelty": "high",
-         "soundness": 0.9, "transformative": 0.9},
-        {"title": "D", "statement": "Theorem D holds.", "rationale": "balanced", "novelty": 0.7,
-         "soundness": 0.7, "transformative": 0.6},
+        {
+            "title": "A",
+            "statement": "Theorem A holds.",
+            "rationale": "novel",
+            "novelty": 0.9,
+            "soundness": 0.5,
+            "transformative": 0.6,
+            "based_on": ["arxiv:2202.12139", "arxiv:1901.00001"],
+        },
+        {
+            "title": "B",
+            "statement": "Theorem B holds.",
+            "rationale": "sound",
+            "novelty": 0.6,
+            "soundness": 0.9,
+            "transformative": 0.5,
+        },
+        {
+            "title": "C",
+            "statement": "Theorem C holds.",
+            "rationale": "unscored",
+            "novelty": "high",
+            "soundness": 0.9,
+            "transformative": 0.9,
+        },
+        {
+            "title": "D",
+            "statement": "Theorem D holds.",
+            "rationale": "balanced",
+            "novelty": 0.7,
+            "soundness": 0.7,
+            "transformative": 0.6,
+        },
     ]
 }
 GAP = {"gap_analysis": "Nobody has removed assumption A1.", "open_questions": ["Can A1 be dropped?"]}

@@ -26,17 +26,23 @@ from eurekaclaw.types.tasks import InputSpec
 
 EXPLORE_FETCHER = [
     {"tool_calls": [{"name": "search_papers", "input": {"query": "testing deep learning"}}]},
-    {"text": json.dumps({"relevant_ids": ["arxiv:2202.12139", "arxiv:2304.05376", "arxiv:1901.00001"],
-                         "notes": "found two"})},
+    {
+        "text": json.dumps(
+            {"relevant_ids": ["arxiv:2202.12139", "arxiv:2304.05376", "arxiv:1901.00001"], "notes": "found two"}
+        )
+    },
 ]
 
 
 def mock_explore_sources(respx_mock) -> None:
     respx_mock.get(ARXIV).mock(side_effect=arxiv_responder)
     respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(200, text=fixture("s2_search.json")))
-    respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, text=fixture("openalex_works_search.json")))
+    respx_mock.get(f"{OPENALEX}/works").mock(
+        return_value=httpx.Response(200, text=fixture("openalex_works_search.json"))
+    )
     respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(
-        return_value=httpx.Response(404, text=fixture("crossref_404.txt")))
+        return_value=httpx.Response(404, text=fixture("crossref_404.txt"))
+    )
 
 
 async def test_explore_produces_a_brief_with_a_selected_direction(respx_mock, tmp_path) -> None:
@@ -93,11 +99,15 @@ async def test_direction_weights_come_from_settings(respx_mock, tmp_path, monkey
 async def test_from_papers_with_one_good_and_one_missing_id(respx_mock, tmp_path) -> None:
     arxiv = respx_mock.get(ARXIV).mock(side_effect=arxiv_responder)
     respx_mock.get(url__regex=rf"{S2}/paper/.*/references").mock(
-        return_value=httpx.Response(200, text=fixture("s2_references.json")))
+        return_value=httpx.Response(200, text=fixture("s2_references.json"))
+    )
     respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(200, text=s2_search_from_references()))
-    respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, json={"meta": {"count": 0}, "results": []}))
+    respx_mock.get(f"{OPENALEX}/works").mock(
+        return_value=httpx.Response(200, json={"meta": {"count": 0}, "results": []})
+    )
     respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(
-        return_value=httpx.Response(404, text=fixture("crossref_404.txt")))
+        return_value=httpx.Response(404, text=fixture("crossref_404.txt"))
+    )
     fetcher = [
         {"tool_calls": [{"name": "related_papers", "input": {"paper_id": "arxiv:1605.08386"}}]},
         {"text": '{"relevant_ids": ["arxiv:1204.5721"]}'},
@@ -135,7 +145,9 @@ async def test_from_papers_stops_when_no_id_exists(respx_mock, tmp_path) -> None
 
 def mock_network_down(respx_mock) -> None:
     for host in ALL_HOSTS:
-        respx_mock.route(url__startswith=host).mock(side_effect=httpx.ConnectError("Temporary failure in name resolution"))
+        respx_mock.route(url__startswith=host).mock(
+            side_effect=httpx.ConnectError("Temporary failure in name resolution")
+        )
 
 
 async def test_offline_prove_finishes_fast_with_a_note(respx_mock, tmp_path) -> None:

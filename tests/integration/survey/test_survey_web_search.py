@@ -32,8 +32,9 @@ def fetcher_model(seen: list):
 async def test_the_fetcher_searches_the_web_when_it_is_configured(tmp_path) -> None:
     seen: list = []
     ctx = make_ctx(tmp_path, ScriptedBackend(responder=fetcher_model(seen)))
-    ctx.tools.register(WebSearchTool("k" * 24, transport=httpx.MockTransport(
-        lambda request: httpx.Response(200, content=RECORDED))))
+    ctx.tools.register(
+        WebSearchTool("k" * 24, transport=httpx.MockTransport(lambda request: httpx.Response(200, content=RECORDED)))
+    )
     await PaperFetcher(ctx, quick_service(), PaperPool()).find(mode="explore", topic="bandits", seeds=[], max_papers=5)
     offered = [t.name for t in seen[0].tools]
     assert "web_search" in offered and "search_papers" in offered

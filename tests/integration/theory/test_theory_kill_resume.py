@@ -42,8 +42,14 @@ def test_j_sigkill_then_resume(tmp_path):
     session_dir.mkdir(parents=True)
     dag = _dag()
     bus = KnowledgeBus("abcdef123456", session_dir)
-    bus.put_theory_state(TheoryState(formal_statement="main", lemma_dag=dag, open_goals=list(dag),
-                                     formalized_dag={k: v.model_copy() for k, v in dag.items()}))
+    bus.put_theory_state(
+        TheoryState(
+            formal_statement="main",
+            lemma_dag=dag,
+            open_goals=list(dag),
+            formalized_dag={k: v.model_copy() for k, v in dag.items()},
+        )
+    )
     calls = tmp_path / "prover_calls.txt"
 
     first = _run(session_dir, calls, "run1", resume=False)

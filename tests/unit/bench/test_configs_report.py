@@ -24,15 +24,18 @@ def test_presets_labels_and_settings() -> None:
     assert [c.label for c in two] == ["honest", "schema-3"]
 
 
-@pytest.mark.parametrize(("configs", "llms", "message"), [
-    (["nolabel"], [], "LABEL:key=value"),
-    (["a:flux=1"], [], "unknown setting 'flux'"),
-    (["a:anthropic_api_key=sk-1"], [], "environment"),
-    (["a:llm"], [], "is not key=value"),
-    (["a:llm=x", "a:llm=y"], [], "two configurations are called a"),
-    (["default"], ["x", "y"], "at most one --llm"),
-    ([], ["schema", "schema"], "two configurations"),
-])
+@pytest.mark.parametrize(
+    ("configs", "llms", "message"),
+    [
+        (["nolabel"], [], "LABEL:key=value"),
+        (["a:flux=1"], [], "unknown setting 'flux'"),
+        (["a:anthropic_api_key=sk-1"], [], "environment"),
+        (["a:llm"], [], "is not key=value"),
+        (["a:llm=x", "a:llm=y"], [], "two configurations are called a"),
+        (["default"], ["x", "y"], "at most one --llm"),
+        ([], ["schema", "schema"], "two configurations"),
+    ],
+)
 def test_bad_configurations_are_input_errors(configs: list[str], llms: list[str], message: str) -> None:
     with pytest.raises(BadInputError, match=message):
         build_configs(configs, llms, None)
@@ -50,17 +53,46 @@ def test_classify_fails_closed() -> None:
 
 def _record(config: str, pid: str, truth: str, status: str | None, rep: int = 1, **extra: object) -> RunRecord:
     verdict, correct, fp, tr = classify(truth, status)
-    return RunRecord(run_id=f"{config}/{pid}/{rep}", config=config, problem_id=pid, problem_set="s", truth=truth,
-                     repetition=rep, seed=1, verdict=verdict, correct=correct, false_proved=fp, true_refuted=tr,
-                     theory_status=status, weakest_level="smt" if status == "proved" else None, **extra)
+    return RunRecord(
+        run_id=f"{config}/{pid}/{rep}",
+        config=config,
+        problem_id=pid,
+        problem_set="s",
+        truth=truth,
+        repetition=rep,
+        seed=1,
+        verdict=verdict,
+        correct=correct,
+        false_proved=fp,
+        true_refuted=tr,
+        theory_status=status,
+        weakest_level="smt" if status == "proved" else None,
+        **extra,
+    )
 
 
 def test_summary_rates_comparison_and_renderings() -> None:
     records = [
-        _record("a", "t1", "true", "proved", tokens=100, cost_usd=0.01, tokens_by_stage={"theory": 60, "survey": 40},
-                cost_by_stage={"theory": 0.006, "survey": 0.004}),
-        _record("a", "f1", "false", "refuted", tokens=50, cost_usd=0.02, tokens_by_stage={"theory": 50},
-                cost_by_stage={"theory": 0.02}),
+        _record(
+            "a",
+            "t1",
+            "true",
+            "proved",
+            tokens=100,
+            cost_usd=0.01,
+            tokens_by_stage={"theory": 60, "survey": 40},
+            cost_by_stage={"theory": 0.006, "survey": 0.004},
+        ),
+        _record(
+            "a",
+            "f1",
+            "false",
+            "refuted",
+            tokens=50,
+            cost_usd=0.02,
+            tokens_by_stage={"theory": 50},
+            cost_by_stage={"theory": 0.02},
+        ),
         _record("a", "f2", "false", "refuted", tokens=50, cost_usd=0.0),
         _record("b", "t1", "true", "proved", tokens=10, cost_usd=None),
         _record("b", "f1", "false", "proved", tokens=10, cost_usd=None),
@@ -80,8 +112,16 @@ def test_summary_rates_comparison_and_renderings() -> None:
     assert cmp["false_proved_b"] == 1 and cmp["mcnemar_p"] == 0.5 and cmp["false_proved_p"] == 1.0
     assert summary["problems"]["b"]["f1"]["false_proved"]["hits"] == 1
 
-    text = markdown(summary, {"bench_id": "x", "git_commit": "abc", "repetitions": 1, "seed": 0,
-                              "configs": [{"label": "a", "settings": {}}, {"label": "b", "settings": {}}]})
+    text = markdown(
+        summary,
+        {
+            "bench_id": "x",
+            "git_commit": "abc",
+            "repetitions": 1,
+            "seed": 0,
+            "configs": [{"label": "a", "settings": {}}, {"label": "b", "settings": {}}],
+        },
+    )
     assert "| b | 3 |" in text and "**1/2 (50%" in text and "f1 ⚠ false-proved" in text
     assert "unknown" in text and "6 of 8 planned" in text
     assert "| a | 40 ($0.0040) | 110 ($0.0260) |" in text and "| b | 0 (unknown) | 0 (unknown) |" in text

@@ -41,26 +41,35 @@ def test_the_falsifier_agrees_with_the_ground_truth_of_every_claim() -> None:
 
 def test_a_user_file_in_yaml_or_json(tmp_path: Path) -> None:
     path = tmp_path / "mine.yaml"
-    path.write_text("problems:\n  - id: p1\n    statement: For all real x, x^2 >= 0.\n    truth: true\n"
-                    "    source: folklore\n  - id: p2\n    statement: For all real x, x >= 0.\n    truth: false\n"
-                    "    source: made up for the test\n")
+    path.write_text(
+        "problems:\n  - id: p1\n    statement: For all real x, x^2 >= 0.\n    truth: true\n"
+        "    source: folklore\n  - id: p2\n    statement: For all real x, x >= 0.\n    truth: false\n"
+        "    source: made up for the test\n"
+    )
     problem_set = load_problem_set(str(path))
     assert problem_set.name == "mine"
     assert [(p.id, p.truth) for p in problem_set.problems] == [("p1", "true"), ("p2", "false")]
     as_json = tmp_path / "mine.json"
-    as_json.write_text('{"name": "j", "problems": [{"id": "q", "statement": "1 + 1 = 2", "truth": "unknown", "source": "none"}]}')
+    as_json.write_text(
+        '{"name": "j", "problems": [{"id": "q", "statement": "1 + 1 = 2", "truth": "unknown", "source": "none"}]}'
+    )
     assert load_problem_set(str(as_json)).problems[0].truth == "unknown"
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("problems: [", "not valid YAML"),
-    ("- just a list", "expected a mapping"),
-    ("problems:\n  - id: p\n    statement: For all x.\n    truth: maybe\n    source: x y z\n", "problems.0.truth"),
-    ("problems:\n  - id: p\n    statement: For all x.\n    truth: true\n", "problems.0.source"),
-    ("problems:\n  - {id: p, statement: aaaa, truth: true, source: abcd}\n  - {id: p, statement: bbbb, truth: true, source: abcd}\n",
-     "duplicate problem id"),
-    ("problems: []\n", "has no problems"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("problems: [", "not valid YAML"),
+        ("- just a list", "expected a mapping"),
+        ("problems:\n  - id: p\n    statement: For all x.\n    truth: maybe\n    source: x y z\n", "problems.0.truth"),
+        ("problems:\n  - id: p\n    statement: For all x.\n    truth: true\n", "problems.0.source"),
+        (
+            "problems:\n  - {id: p, statement: aaaa, truth: true, source: abcd}\n  - {id: p, statement: bbbb, truth: true, source: abcd}\n",
+            "duplicate problem id",
+        ),
+        ("problems: []\n", "has no problems"),
+    ],
+)
 def test_a_broken_problem_file_is_one_readable_error(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text(text)
@@ -92,9 +101,17 @@ class _Plugin:
 
 
 def test_plugin_levels_come_through_the_plugin_interface() -> None:
-    plugin = _Plugin([{"id": "a", "statement": "A known bound holds.", "truth": True,
-                       "references": [{"authors": ["Ann Smith", "Bo Li"], "year": 2002, "title": "Bounds"}]},
-                      {"id": "b", "statement": "An open question about bandits."}])
+    plugin = _Plugin(
+        [
+            {
+                "id": "a",
+                "statement": "A known bound holds.",
+                "truth": True,
+                "references": [{"authors": ["Ann Smith", "Bo Li"], "year": 2002, "title": "Bounds"}],
+            },
+            {"id": "b", "statement": "An open question about bandits."},
+        ]
+    )
     problem_set = load_problem_set("fake:2", plugins={"fake": plugin})
     assert plugin.levels == ["2"]
     a, b = problem_set.problems

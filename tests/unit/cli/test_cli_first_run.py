@@ -26,8 +26,16 @@ def test_too_short_or_vague_statements_are_refused(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["x >= 0", "x^2 \\ge 0", "a ≤ b", "1+1=2", "UCB1 has logarithmic regret", "For all real x, x^2 - 2x + 1 >= 0",
-     "every bounded monotone sequence converges", "任意有界单调数列都收敛于某个实数极限值且该极限唯一"],
+    [
+        "x >= 0",
+        "x^2 \\ge 0",
+        "a ≤ b",
+        "1+1=2",
+        "UCB1 has logarithmic regret",
+        "For all real x, x^2 - 2x + 1 >= 0",
+        "every bounded monotone sequence converges",
+        "任意有界单调数列都收敛于某个实数极限值且该极限唯一",
+    ],
 )
 def test_claims_pass(text: str) -> None:
     assert check_conjecture(text) == text

@@ -50,7 +50,8 @@ def test_offline_switch_without_a_cache_is_exit_3_without_a_request(respx_mock, 
 
 def test_a_reachable_paper_goes_on_to_the_session(respx_mock, launched) -> None:
     respx_mock.get(url__startswith=ARXIV).mock(
-        return_value=httpx.Response(200, text=(FIXTURES / "arxiv_idlist_1706.03762.xml").read_text()))
+        return_value=httpx.Response(200, text=(FIXTURES / "arxiv_idlist_1706.03762.xml").read_text())
+    )
     result = runner.invoke(app, ["from-papers", "1706.03762", "--llm", "schema"])
     assert result.exit_code == 0, result.output
     assert launched and launched[0]["paper_ids"] == ["1706.03762"]
@@ -58,9 +59,11 @@ def test_a_reachable_paper_goes_on_to_the_session(respx_mock, launched) -> None:
 
 def test_papers_no_source_knows_are_bad_input(respx_mock, launched) -> None:
     respx_mock.get(url__startswith=ARXIV).mock(
-        return_value=httpx.Response(200, text=(FIXTURES / "arxiv_idlist_empty.xml").read_text()))
+        return_value=httpx.Response(200, text=(FIXTURES / "arxiv_idlist_empty.xml").read_text())
+    )
     respx_mock.route(url__startswith=S2).mock(
-        return_value=httpx.Response(404, text=(FIXTURES / "s2_404.json").read_text()))
+        return_value=httpx.Response(404, text=(FIXTURES / "s2_404.json").read_text())
+    )
     result = runner.invoke(app, ["from-papers", "1912.99999", "--llm", "schema"])
     assert result.exit_code == 2, result.output
     assert "no source knows 1912.99999" in result.output and launched == []

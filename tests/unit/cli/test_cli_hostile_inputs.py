@@ -32,11 +32,21 @@ def nothing_created(home: Path) -> bool:
 
 
 def test_invalid_utf8_statement_is_refused_before_the_session_folder(tmp_path: Path) -> None:
-    env = {**os.environ, "EUREKACLAW_DIR": str(tmp_path / "home"), "COLUMNS": "200", "NO_COLOR": "1",
-           "LLM_BACKEND": "schema"}
+    env = {
+        **os.environ,
+        "EUREKACLAW_DIR": str(tmp_path / "home"),
+        "COLUMNS": "200",
+        "NO_COLOR": "1",
+        "LLM_BACKEND": "schema",
+    }
     # argv bytes that are not UTF-8, exactly as a shell passes them
-    proc = subprocess.run([sys.executable, "-m", "eurekaclaw", "prove", b"\xff\xfe x >= 0"],
-                          capture_output=True, env=env, cwd=tmp_path, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "eurekaclaw", "prove", b"\xff\xfe x >= 0"],
+        capture_output=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     stderr = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode == 2, stderr
     assert "not valid UTF-8" in stderr and "internal error" not in stderr and "Traceback" not in stderr
@@ -46,9 +56,12 @@ def test_invalid_utf8_statement_is_refused_before_the_session_folder(tmp_path: P
 
 def test_surrogates_in_every_text_input_are_refused() -> None:
     bad = "x >= 0 \udcff"
-    for call in (lambda: inputs.clean_statement(bad), lambda: inputs.check_conjecture(bad),
-                 lambda: inputs.check_paper_ids(["1204.5721\udcff"]),
-                 lambda: inputs.check_output_dir("/tmp/out\udcff")):
+    for call in (
+        lambda: inputs.clean_statement(bad),
+        lambda: inputs.check_conjecture(bad),
+        lambda: inputs.check_paper_ids(["1204.5721\udcff"]),
+        lambda: inputs.check_output_dir("/tmp/out\udcff"),
+    ):
         with pytest.raises(BadInputError, match="UTF-8"):
             call()
 
@@ -156,8 +169,9 @@ def test_a_fifo_given_to_install_skills_is_one_line(tmp_path: Path) -> None:
 )
 def test_usage_errors_are_one_line_and_exit_2(args: list[str], needle: str) -> None:
     env = {**os.environ, "COLUMNS": "80", "NO_COLOR": "1"}
-    proc = subprocess.run([sys.executable, "-m", "eurekaclaw", *args], capture_output=True, text=True,
-                          env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "eurekaclaw", *args], capture_output=True, text=True, env=env, timeout=120
+    )
     assert proc.returncode == 2, proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1, proc.stderr
@@ -170,7 +184,9 @@ def test_help_still_works_and_bare_command_shows_help() -> None:
         result = runner.invoke(app, args)
         assert result.exit_code == 0 and "Usage" in result.output
     # the default in --output's help text survives rich markup
-    assert "./results/<session_id>" in " ".join(runner.invoke(app, ["prove", "--help"], env={"COLUMNS": "300"}).output.split())
+    assert "./results/<session_id>" in " ".join(
+        runner.invoke(app, ["prove", "--help"], env={"COLUMNS": "300"}).output.split()
+    )
 
 
 @pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux /proc")
@@ -204,8 +220,9 @@ def test_terminal_control_characters_are_refused(text: str) -> None:
 
 @pytest.mark.parametrize("kind", ["fifo", "dir"])
 @pytest.mark.parametrize("args", [["sessions"], ["doctor", "--json"], ["init", "--backend", "local", "--no-check"]])
-def test_a_dot_env_that_is_not_a_file_is_one_line_not_a_hang(tmp_path: Path, monkeypatch, kind: str,
-                                                            args: list[str]) -> None:
+def test_a_dot_env_that_is_not_a_file_is_one_line_not_a_hang(
+    tmp_path: Path, monkeypatch, kind: str, args: list[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("EUREKACLAW_DIR")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

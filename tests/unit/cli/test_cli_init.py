@@ -41,11 +41,16 @@ class ChatServer:
         self.requests.append(request)
         if self.status != 200:
             return httpx.Response(self.status, json={"error": {"message": "invalid api key"}})
-        return httpx.Response(200, json={
-            "id": "c1", "object": "chat.completion", "model": "qwen2.5:7b",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 12, "completion_tokens": 1, "total_tokens": 13},
-        })
+        return httpx.Response(
+            200,
+            json={
+                "id": "c1",
+                "object": "chat.completion",
+                "model": "qwen2.5:7b",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 12, "completion_tokens": 1, "total_tokens": 13},
+            },
+        )
 
 
 @pytest.fixture
@@ -73,14 +78,21 @@ def test_interactive_openai_compat_setup_is_checked_and_saved(chat: ChatServer) 
     assert sent["model"] == "qwen2.5:7b" and sent["max_tokens"] <= 16
     assert chat.requests[0].headers["authorization"] == f"Bearer {SERVER_KEY}"
     values = dotenv_values(env_file())
-    assert values == {"LLM_BACKEND": "openai_compat", "OPENAI_COMPAT_BASE_URL": "http://127.0.0.1:11434/v1",
-                      "OPENAI_COMPAT_MODEL": "qwen2.5:7b", "OPENAI_COMPAT_API_KEY": SERVER_KEY}
+    assert values == {
+        "LLM_BACKEND": "openai_compat",
+        "OPENAI_COMPAT_BASE_URL": "http://127.0.0.1:11434/v1",
+        "OPENAI_COMPAT_MODEL": "qwen2.5:7b",
+        "OPENAI_COMPAT_API_KEY": SERVER_KEY,
+    }
     assert stat.S_IMODE(env_file().stat().st_mode) == 0o600
 
 
 def test_the_saved_setup_is_what_the_next_command_uses(chat: ChatServer) -> None:
-    result = runner.invoke(app, ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1",
-                                 "--model", "m1"], input="\n")
+    result = runner.invoke(
+        app,
+        ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1", "--model", "m1"],
+        input="\n",
+    )
     assert result.exit_code == 0, result.output
     from eurekaclaw.config import load_settings
     from eurekaclaw.llm.select import choose_backend
@@ -100,14 +112,27 @@ def test_flag_driven_anthropic_with_the_key_on_stdin(monkeypatch: pytest.MonkeyP
 
     def server(request: Any) -> Any:
         seen.append(request)
-        return hx.Response(200, json={
-            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
-            "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 1},
-        })
+        return hx.Response(
+            200,
+            json={
+                "id": "msg_1",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-6",
+                "content": [{"type": "text", "text": "ok"}],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {"input_tokens": 10, "output_tokens": 1},
+            },
+        )
 
-    monkeypatch.setattr(onboard, "build_backend", lambda settings, name: AnthropicBackend(
-        settings, http_client=anthropic.DefaultAsyncHttpxClient(transport=hx.MockTransport(server))))
+    monkeypatch.setattr(
+        onboard,
+        "build_backend",
+        lambda settings, name: AnthropicBackend(
+            settings, http_client=anthropic.DefaultAsyncHttpxClient(transport=hx.MockTransport(server))
+        ),
+    )
     result = runner.invoke(app, ["init", "--backend", "anthropic", "--api-key-stdin"], input=KEY + "\n")
     assert result.exit_code == 0, result.output
     assert KEY not in result.output and "ANTHROPIC_API_KEY=(hidden)" in result.output
@@ -120,10 +145,25 @@ def test_a_refused_key_is_exit_3_and_nothing_is_saved(monkeypatch: pytest.Monkey
     from eurekaclaw.llm.openai_compat import OpenAICompatBackend
 
     server = ChatServer(status=401)
-    monkeypatch.setattr(onboard, "build_backend", lambda settings, name: OpenAICompatBackend(
-        settings, transport=httpx.MockTransport(server)))
-    result = runner.invoke(app, ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1",
-                                 "--model", "m1", "--api-key-stdin"], input=SERVER_KEY + "\n")
+    monkeypatch.setattr(
+        onboard,
+        "build_backend",
+        lambda settings, name: OpenAICompatBackend(settings, transport=httpx.MockTransport(server)),
+    )
+    result = runner.invoke(
+        app,
+        [
+            "init",
+            "--backend",
+            "openai_compat",
+            "--base-url",
+            "http://127.0.0.1:8000/v1",
+            "--model",
+            "m1",
+            "--api-key-stdin",
+        ],
+        input=SERVER_KEY + "\n",
+    )
     assert result.exit_code == 3, result.output
     assert SERVER_KEY not in result.output
     assert "nothing saved" in result.output
@@ -133,15 +173,21 @@ def test_a_refused_key_is_exit_3_and_nothing_is_saved(monkeypatch: pytest.Monkey
 def test_existing_lines_are_kept_and_old_backend_keys_replaced(chat: ChatServer) -> None:
     home().mkdir(parents=True, exist_ok=True)
     env_file().write_text("S2_API_KEY=keep-me\nANTHROPIC_API_KEY=old-key\nexport GATE_MODE=none\n")
-    result = runner.invoke(app, ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1",
-                                 "--model", "m1"], input="\n")
+    result = runner.invoke(
+        app,
+        ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1", "--model", "m1"],
+        input="\n",
+    )
     assert result.exit_code == 0, result.output
     values = dotenv_values(env_file())
     assert values["S2_API_KEY"] == "keep-me" and values["GATE_MODE"] == "none"
     assert "ANTHROPIC_API_KEY" not in values and values["LLM_BACKEND"] == "openai_compat"
     # a second run leaves one block, not two
-    runner.invoke(app, ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1",
-                        "--model", "m2"], input="\n")
+    runner.invoke(
+        app,
+        ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1", "--model", "m2"],
+        input="\n",
+    )
     text = env_file().read_text()
     assert text.count(onboard.MARKER) == 1 and dotenv_values(env_file())["OPENAI_COMPAT_MODEL"] == "m2"
 
@@ -151,8 +197,11 @@ def test_existing_lines_are_kept_and_old_backend_keys_replaced(chat: ChatServer)
     [
         (["--backend", "gpt9"], "", "unknown backend"),
         (["--backend", "openai_compat", "--base-url", "ftp://x", "--model", "m"], "\n", "http://"),
-        (["--backend", "openai_compat", "--base-url", "http://h/v1\nLLM_BACKEND=evil", "--model", "m"], "\n",
-         "control characters"),
+        (
+            ["--backend", "openai_compat", "--base-url", "http://h/v1\nLLM_BACKEND=evil", "--model", "m"],
+            "\n",
+            "control characters",
+        ),
         ([], "", "no answer given"),
         (["--backend", "anthropic", "--api-key-stdin"], "", "empty"),
     ],
@@ -167,15 +216,23 @@ def test_bad_answers_are_one_line_and_write_nothing(args: list[str], answers: st
 
 def test_no_check_saves_without_a_call(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(onboard, "build_backend", lambda *a: pytest.fail("no call with --no-check"))
-    result = runner.invoke(app, ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1",
-                                 "--model", "m1", "--no-check"], input="\n")
+    result = runner.invoke(
+        app,
+        ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1", "--model", "m1", "--no-check"],
+        input="\n",
+    )
     assert result.exit_code == 0 and "not checked" in result.output
 
 
-def test_a_setting_in_the_environment_that_wins_is_pointed_out(chat: ChatServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_setting_in_the_environment_that_wins_is_pointed_out(
+    chat: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("LLM_BACKEND", "anthropic")
-    result = runner.invoke(app, ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1",
-                                 "--model", "m1", "--no-check"], input="\n")
+    result = runner.invoke(
+        app,
+        ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1", "--model", "m1", "--no-check"],
+        input="\n",
+    )
     assert result.exit_code == 0
     assert "LLM_BACKEND (environment) is also set" in result.output
 

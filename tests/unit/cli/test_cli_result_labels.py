@@ -12,9 +12,20 @@ from eurekaclaw import cli_result
 
 
 def result(**extra):
-    base = dict(session_id="abc123", status="completed", stages=[], status_reason="", theory_status="proved",
-                weakest_level="reviewed", self_reviewed=0, theory_reason="", session_dir=None, cost_usd=0.0,
-                llm_calls=3, output_dir=None)
+    base = dict(
+        session_id="abc123",
+        status="completed",
+        stages=[],
+        status_reason="",
+        theory_status="proved",
+        weakest_level="reviewed",
+        self_reviewed=0,
+        theory_reason="",
+        session_dir=None,
+        cost_usd=0.0,
+        llm_calls=3,
+        output_dir=None,
+    )
     return SimpleNamespace(**{**base, **extra})
 
 
@@ -26,6 +37,7 @@ def printed(monkeypatch):
     def show(res) -> list[str]:
         cli_result.print_result(res)
         return console.export_text().splitlines()
+
     return show
 
 

@@ -13,20 +13,49 @@ runner = CliRunner()
 SHARED = ["--domain", "--output", "--gate", "--budget-usd", "--budget-tokens", "--llm", "--review-llm", "--json"]
 
 
-@pytest.mark.parametrize(("command", "argument"), [("prove", "For all real x, x^2 >= 0"),
-                                                   ("explore", "bandits with heavy tails")])
-def test_every_research_command_passes_the_shared_options(command: str, argument: str,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("command", "argument"), [("prove", "For all real x, x^2 >= 0"), ("explore", "bandits with heavy tails")]
+)
+def test_every_research_command_passes_the_shared_options(
+    command: str, argument: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen: list[tuple[dict, RunOptions]] = []
     monkeypatch.setattr("eurekaclaw.cli._launch", lambda fields, run: seen.append((fields, run)))
-    result = runner.invoke(app, [command, argument, "--domain", "mab", "--gate", "none", "--budget-usd", "2.5",
-                                 "--budget-tokens", "1000", "--llm", "schema", "--review-llm", "schema",
-                                 "-o", "out/x", "--json"])
+    result = runner.invoke(
+        app,
+        [
+            command,
+            argument,
+            "--domain",
+            "mab",
+            "--gate",
+            "none",
+            "--budget-usd",
+            "2.5",
+            "--budget-tokens",
+            "1000",
+            "--llm",
+            "schema",
+            "--review-llm",
+            "schema",
+            "-o",
+            "out/x",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     fields, run = seen[0]
     assert fields["statement"] == argument and "domain" not in fields
-    assert run == RunOptions(domain="mab", output="out/x", gate="none", budget_usd=2.5, budget_tokens=1000,
-                             llm="schema", review_llm="schema", json_out=True)
+    assert run == RunOptions(
+        domain="mab",
+        output="out/x",
+        gate="none",
+        budget_usd=2.5,
+        budget_tokens=1000,
+        llm="schema",
+        review_llm="schema",
+        json_out=True,
+    )
 
 
 def test_defaults_and_the_command_own_options_stay(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,8 +22,9 @@ PROOF = "By induction on n; the base case is immediate and the step applies the 
 
 
 def ask() -> LLMRequest:
-    return LLMRequest(role="prover", stage="theory", lemma_id="lemma_3",
-                      messages=[Message(role="user", content="Prove lemma 3.")])
+    return LLMRequest(
+        role="prover", stage="theory", lemma_id="lemma_3", messages=[Message(role="user", content="Prove lemma 3.")]
+    )
 
 
 async def no_sleep(seconds: float) -> None:
@@ -78,8 +79,13 @@ async def test_a_cut_scripted_stream_is_retried_and_recorded(tmp_path: Path) -> 
     rules = [{"role": "prover", "reply": PROOF, "cut_stream_after": 3}]
     backend = ScriptedBackend(rules=rules, stream=True, chunk_chars=10)
     notices: list[str] = []
-    llm = SessionLLM(backend, UsageLedger(tmp_path / "usage.json"), tmp_path / "llm_log.jsonl",
-                     on_retry=notices.append, sleep=no_sleep)
+    llm = SessionLLM(
+        backend,
+        UsageLedger(tmp_path / "usage.json"),
+        tmp_path / "llm_log.jsonl",
+        on_retry=notices.append,
+        sleep=no_sleep,
+    )
     response = await llm.complete(ask())
     assert response.text == PROOF and len(backend.calls) == 2
     usage = json.loads((tmp_path / "usage.json").read_text())

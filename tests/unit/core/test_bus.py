@@ -39,7 +39,9 @@ def test_subscribers_see_each_put() -> None:
 
 
 def test_old_files_with_unknown_fields_still_load(tmp_path: Path) -> None:
-    (tmp_path / "theory_state.json").write_text(json.dumps({"schema_version": 1, "status": "proved", "future_field": 3}))
+    (tmp_path / "theory_state.json").write_text(
+        json.dumps({"schema_version": 1, "status": "proved", "future_field": 3})
+    )
     assert KnowledgeBus.load("s1", tmp_path).get_theory_state().status == "proved"
 
 
@@ -48,8 +50,12 @@ def test_paper_identity_matches_by_doi_arxiv_and_title() -> None:
     a2 = Paper(paper_id="s2:xyz", title="Attention is all you need", arxiv_id="1706.03762")
     b = Paper(paper_id="doi:10.1/abc", title="T", doi="10.1/ABC")
     b2 = Paper(paper_id="openalex:W1", title="Other title", doi="10.1/abc")
-    c = Paper(paper_id="x1", title="Finite-time Analysis of the Multiarmed Bandit Problem", authors=["Peter Auer"], year=2002)
-    c2 = Paper(paper_id="x2", title="Finite-time analysis of the multiarmed bandit problem!", authors=["P. Auer"], year=2002)
+    c = Paper(
+        paper_id="x1", title="Finite-time Analysis of the Multiarmed Bandit Problem", authors=["Peter Auer"], year=2002
+    )
+    c2 = Paper(
+        paper_id="x2", title="Finite-time analysis of the multiarmed bandit problem!", authors=["P. Auer"], year=2002
+    )
     assert paper_identity(a) == paper_identity(a2)
     assert paper_identity(b) == paper_identity(b2)
     assert paper_identity(c) == paper_identity(c2)

@@ -14,10 +14,17 @@ from eurekaclaw.redact import ScrubFilter, register_secret, scrub
 from eurekaclaw.store.files import append_jsonl, atomic_write_json, read_jsonl
 
 
-@pytest.mark.parametrize("secret", [
-    "sk-ant-api03-abcdefghijklmnop", "sk-or-v1-0123456789abcdef0123456789", "sk-proj-abcdefghijkl0123",
-    "sk-abcdefghijklmnopqrstuvwxyz", "Bearer eyJhbGciOi.payload-part_1", "api_key=hunter2secret",
-])
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "sk-ant-api03-abcdefghijklmnop",
+        "sk-or-v1-0123456789abcdef0123456789",
+        "sk-proj-abcdefghijkl0123",
+        "sk-abcdefghijklmnopqrstuvwxyz",
+        "Bearer eyJhbGciOi.payload-part_1",
+        "api_key=hunter2secret",
+    ],
+)
 def test_every_key_shape_is_scrubbed(secret: str) -> None:
     text = f"request failed with {secret} in it"
     assert secret.split()[-1].split("=")[-1] not in scrub(text)
@@ -32,7 +39,9 @@ def test_ordinary_text_is_left_alone() -> None:
 def test_registered_secrets_of_any_shape(tmp_path: Path) -> None:
     register_secret("plain-vllm-token-42")
     assert scrub("401 for plain-vllm-token-42") == "401 for [REDACTED]"
-    append_jsonl(tmp_path / "events.jsonl", {"reason": "echoed plain-vllm-token-42", "nested": ["sk-or-v1-aaaaaaaaaaaa"]})
+    append_jsonl(
+        tmp_path / "events.jsonl", {"reason": "echoed plain-vllm-token-42", "nested": ["sk-or-v1-aaaaaaaaaaaa"]}
+    )
     raw = (tmp_path / "events.jsonl").read_text()
     assert "plain-vllm-token-42" not in raw and "sk-or-v1-aaaa" not in raw
     assert read_jsonl(tmp_path / "events.jsonl")[0]["nested"] == ["[REDACTED]"]

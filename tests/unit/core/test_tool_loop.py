@@ -19,7 +19,11 @@ class Adder(BaseTool):
     description = "add two numbers"
 
     def input_schema(self) -> dict[str, Any]:
-        return {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}
+        return {
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+        }
 
     async def call(self, a: float, b: float) -> Any:
         return {"sum": a + b}
@@ -78,9 +82,13 @@ async def test_tool_loop_feeds_results_back_until_an_answer() -> None:
         return f"The sum is {result['sum']}."
 
     backend = ScriptedBackend(responder=respond)
-    request = LLMRequest(role="prover", messages=[Message(role="user", content="What is 2+40?")], tools=registry().specs())
+    request = LLMRequest(
+        role="prover", messages=[Message(role="user", content="What is 2+40?")], tools=registry().specs()
+    )
     seen: list[str] = []
-    response, history = await run_tool_loop(backend.complete, request, registry(), on_tool_call=lambda c, t, e: seen.append(c.name))
+    response, history = await run_tool_loop(
+        backend.complete, request, registry(), on_tool_call=lambda c, t, e: seen.append(c.name)
+    )
     assert response.text == "The sum is 42."
     assert seen == ["add"]
     assert [m.role for m in history] == ["user", "assistant", "user", "assistant"]
@@ -88,7 +96,11 @@ async def test_tool_loop_feeds_results_back_until_an_answer() -> None:
 
 
 async def test_tool_loop_asks_for_an_answer_without_tools_after_max_turns() -> None:
-    backend = ScriptedBackend(responder=lambda r: "final" if not r.tools else {"tool_calls": [{"id": "x", "name": "add", "input": {"a": 1, "b": 1}}]})
+    backend = ScriptedBackend(
+        responder=lambda r: (
+            "final" if not r.tools else {"tool_calls": [{"id": "x", "name": "add", "input": {"a": 1, "b": 1}}]}
+        )
+    )
     request = LLMRequest(role="prover", messages=[Message(role="user", content="loop")], tools=registry().specs())
     response, _ = await run_tool_loop(backend.complete, request, registry(), max_turns=3)
     assert response.text == "final"
@@ -98,7 +110,11 @@ async def test_tool_loop_asks_for_an_answer_without_tools_after_max_turns() -> N
 def test_trimming_keeps_tool_use_and_result_together() -> None:
     msgs = [Message(role="user", content="task " + "q" * 100)]
     for i in range(10):
-        msgs.append(Message(role="assistant", content=[TextBlock(text="t" * 200), ToolUseBlock(id=f"c{i}", name="add", input={})]))
+        msgs.append(
+            Message(
+                role="assistant", content=[TextBlock(text="t" * 200), ToolUseBlock(id=f"c{i}", name="add", input={})]
+            )
+        )
         msgs.append(Message(role="user", content=[ToolResultBlock(tool_use_id=f"c{i}", content="r" * 200)]))
     trimmed = trim_history(msgs, max_chars=3000)
     assert trimmed[0] == msgs[0]

@@ -44,8 +44,12 @@ class MarkerEmbedder:
 
     name = "marker-test"
     dim = 3
-    VECTORS = {"STATEMENT": [1.0, 0.0, 0.0], "PaperA": [0.6, 0.8, 0.0], "PaperB": [0.6, 0.0, 0.8],
-               "PaperC": [0.0, 0.6, 0.8]}
+    VECTORS = {
+        "STATEMENT": [1.0, 0.0, 0.0],
+        "PaperA": [0.6, 0.8, 0.0],
+        "PaperB": [0.6, 0.0, 0.8],
+        "PaperC": [0.0, 0.6, 0.8],
+    }
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return np.array([next(v for k, v in self.VECTORS.items() if k in t) for t in texts], dtype=float)
@@ -55,43 +59,65 @@ def _theory(*, status: str, formal: int, reviewer: str, self_review: bool, contr
     # a chain L1 <- L2 <- ... <- L7 <- T: eight lemmas, a long dependency chain
     ids = [f"L{i}" for i in range(1, 8)] + ["T"]
     dag = {
-        lid: LemmaNode(id=lid, statement=f"$b_{{{lid}}} \\le c$", dependencies=[ids[i - 1]] if i else [],
-                       is_root=lid == "T", status="proved")
+        lid: LemmaNode(
+            id=lid,
+            statement=f"$b_{{{lid}}} \\le c$",
+            dependencies=[ids[i - 1]] if i else [],
+            is_root=lid == "T",
+            status="proved",
+        )
         for i, lid in enumerate(ids)
     }
     proven = {
         lid: ProofRecord(
-            lemma_id=lid, proof="By the previous lemma.",
+            lemma_id=lid,
+            proof="By the previous lemma.",
             verification_level="formal" if i < formal else "reviewed",
-            reviewer=reviewer, self_review=self_review,
+            reviewer=reviewer,
+            self_review=self_review,
         )
         for i, lid in enumerate(ids)
     }
     return TheoryState(
-        informal_statement="STATEMENT: the UCB1 regret bound", formal_statement="$R_T \\le C \\log T$",
-        lemma_dag=dag, proven_lemmas=proven, status=status,  # type: ignore[arg-type]
+        informal_statement="STATEMENT: the UCB1 regret bound",
+        formal_statement="$R_T \\le C \\log T$",
+        lemma_dag=dag,
+        proven_lemmas=proven,
+        status=status,  # type: ignore[arg-type]
         contradictions=contradictions,
     )
 
 
 def _experiment(held: bool) -> ExperimentResult:
     checks = [
-        BoundCheck(name="regret", horizon=10 ** k, empirical_mean=5.0 * k if held else 900.0 * k, std_error=1.0,
-                   theoretical=10.0 * k, held=held, from_theorem=True)
+        BoundCheck(
+            name="regret",
+            horizon=10**k,
+            empirical_mean=5.0 * k if held else 900.0 * k,
+            std_error=1.0,
+            theoretical=10.0 * k,
+            held=held,
+            from_theorem=True,
+        )
         for k in range(1, 7)
     ]
-    violations = [] if held else [
-        f"regret at T={c.horizon}: empirical {c.empirical_mean} > bound {c.theoretical}" for c in checks
-    ]
+    violations = (
+        []
+        if held
+        else [f"regret at T={c.horizon}: empirical {c.empirical_mean} > bound {c.theoretical}" for c in checks]
+    )
     return ExperimentResult(status="completed", spec={"source": "designer"}, bound_checks=checks, violations=violations)
 
 
 def _bib() -> Bibliography:
-    return Bibliography(checks_ran=True, papers=[
-        Paper(paper_id="a", title="PaperA on bounds", authors=["Ann Alpha"], year=2020, verification="verified"),
-        Paper(paper_id="b", title="PaperB on rates", authors=["Bob Beta"], year=2021, verification="verified"),
-        Paper(paper_id="c", title="PaperC on games", authors=["Cy Gamma"], year=2022, verification="unverified"),
-    ])
+    return Bibliography(
+        checks_ran=True,
+        papers=[
+            Paper(paper_id="a", title="PaperA on bounds", authors=["Ann Alpha"], year=2020, verification="verified"),
+            Paper(paper_id="b", title="PaperB on rates", authors=["Bob Beta"], year=2021, verification="verified"),
+            Paper(paper_id="c", title="PaperC on games", authors=["Cy Gamma"], year=2022, verification="unverified"),
+        ],
+    )
 
 
 def _save(root: Path, sid: str, theory: TheoryState, experiment: ExperimentResult) -> Path:
@@ -102,7 +128,9 @@ def _save(root: Path, sid: str, theory: TheoryState, experiment: ExperimentResul
     bus.put_bibliography(_bib())
     bus.put_experiment_result(experiment)
     bus.put("paper", PaperOutput(tex_file="paper.tex", weakest_level=theory.weakest_level()))
-    (sdir / "paper.tex").write_text("\\begin{document}\\citet{alpha2020papera} \\citep{beta2021paperb}\\end{document}\n")
+    (sdir / "paper.tex").write_text(
+        "\\begin{document}\\citet{alpha2020papera} \\citep{beta2021paperb}\\end{document}\n"
+    )
     return sdir
 
 
@@ -117,16 +145,22 @@ async def _score(tmp_path: Path, which: str) -> EvalReport:
         theory = _theory(status="proved", formal=2, reviewer=INDEPENDENT, self_review=False, contradictions=[])
         sdir = _save(tmp_path, "honest000001", theory, _experiment(held=True))
         # the running session knows who proved; the judge is another model
-        return await evaluate_session(sdir, load_settings(), _judge("reviewer", 0.5), embedder=MarkerEmbedder(),
-                                      prover=prover)
+        return await evaluate_session(
+            sdir, load_settings(), _judge("reviewer", 0.5), embedder=MarkerEmbedder(), prover=prover
+        )
     if which == "honest-self":
         theory = _theory(status="proved", formal=2, reviewer=prover, self_review=True, contradictions=[])
         sdir = _save(tmp_path, "honestself01", theory, _experiment(held=True))
         # the prover is known from its self-reviews only
         return await evaluate_session(sdir, load_settings(), _judge(PROVER, 0.5), embedder=MarkerEmbedder())
     careless = "scripted:careless-main"
-    theory = _theory(status="contradicted", formal=0, reviewer=careless, self_review=True,
-                     contradictions=["regret at T=1000000: empirical 5400.0 > bound 60.0"])
+    theory = _theory(
+        status="contradicted",
+        formal=0,
+        reviewer=careless,
+        self_review=True,
+        contradictions=["regret at T=1000000: empirical 5400.0 > bound 60.0"],
+    )
     sdir = _save(tmp_path, "careless0001", theory, _experiment(held=False))
     return await evaluate_session(sdir, load_settings(), _judge("careless", 0.95), embedder=MarkerEmbedder())
 

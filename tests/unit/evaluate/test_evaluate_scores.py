@@ -125,8 +125,12 @@ ALL_FORMAL = {"L1": "formal", "L2": "formal", "L3": "formal", "main": "formal"}
 
 
 async def test_all_formal_session(tmp_path: Path) -> None:
-    sdir = _session(tmp_path, _theory(ALL_FORMAL, "proved"), experiment=_experiment([True, True]),
-                    cite="\\citet{alpha2020papera} \\citep[p.~2]{beta2021paperb}")
+    sdir = _session(
+        tmp_path,
+        _theory(ALL_FORMAL, "proved"),
+        experiment=_experiment([True, True]),
+        cite="\\citet{alpha2020papera} \\citep[p.~2]{beta2021paperb}",
+    )
     report = await evaluate_session(sdir, load_settings(), None, embedder=FixedEmbedder())
     dims = _dims(report)
     assert dims["formal_correctness"] == 1.0
@@ -145,7 +149,11 @@ async def test_all_formal_session(tmp_path: Path) -> None:
     saved = json.loads((sdir / "eval_report.json").read_text())
     assert saved["total"] == pytest.approx(expected, abs=1e-5)
     assert saved["dimensions"][0]["inputs"]["lemmas"]["L1"] == {
-        "level": "formal", "checked_by": "mechanical", "score": 1.0, "reviewer": "scripted:reviewer-main"}
+        "level": "formal",
+        "checked_by": "mechanical",
+        "score": 1.0,
+        "reviewer": "scripted:reviewer-main",
+    }
 
 
 async def test_half_unverified_session(tmp_path: Path) -> None:
@@ -196,8 +204,9 @@ async def test_refuted_session_is_capped(tmp_path: Path) -> None:
 
 
 async def test_no_experiment_renormalises_the_weights(tmp_path: Path) -> None:
-    sdir = _session(tmp_path, _theory(ALL_FORMAL, "proved"), experiment=None,
-                    cite="\\cite{alpha2020papera,beta2021paperb}")
+    sdir = _session(
+        tmp_path, _theory(ALL_FORMAL, "proved"), experiment=None, cite="\\cite{alpha2020papera,beta2021paperb}"
+    )
     report = await evaluate_session(sdir, load_settings(), None, embedder=FixedEmbedder())
     alignment = next(d for d in report.dimensions if d.name == "experimental_alignment")
     assert alignment.score is None and "no experiment" in alignment.explanation
@@ -226,8 +235,11 @@ async def test_custom_weights_from_settings(tmp_path: Path, monkeypatch: pytest.
 
 async def test_llm_judgement_is_combined_with_the_embedding(tmp_path: Path) -> None:
     sdir = _session(tmp_path, _theory(ALL_FORMAL, "proved"), experiment=None, cite="")
-    backend = ScriptedBackend(rules=[{"role": "evaluate", "output": "NoveltyJudgement",
-                                      "reply": {"score": 0.5, "rationale": "A known setting."}}])
+    backend = ScriptedBackend(
+        rules=[
+            {"role": "evaluate", "output": "NoveltyJudgement", "reply": {"score": 0.5, "rationale": "A known setting."}}
+        ]
+    )
     llm = SessionLLM(backend, UsageLedger(None))
     # the judge (scripted:scripted-main) is not the model that wrote the proofs
     report = await evaluate_session(sdir, load_settings(), llm, embedder=FixedEmbedder(), prover="scripted:prover-main")
@@ -246,7 +258,9 @@ async def test_a_self_judged_novelty_is_labelled_and_discounted(tmp_path: Path) 
     sdir = _session(tmp_path, _theory(ALL_FORMAL, "proved"), experiment=None, cite="")
     rules = [{"role": "evaluate", "output": "NoveltyJudgement", "reply": {"score": 0.9, "rationale": "New!"}}]
     llm = SessionLLM(ScriptedBackend(rules=rules), UsageLedger(None))
-    report = await evaluate_session(sdir, load_settings(), llm, embedder=FixedEmbedder(), prover="scripted:scripted-main")
+    report = await evaluate_session(
+        sdir, load_settings(), llm, embedder=FixedEmbedder(), prover="scripted:scripted-main"
+    )
     novelty = next(d for d in report.dimensions if d.name == "novelty")
     # the model part weighs a quarter of the embedding part
     assert novelty.score == pytest.approx((EMB_NOVELTY + 0.25 * 0.9) / 1.25, abs=1e-6)
@@ -265,8 +279,12 @@ def test_prover_identities_come_from_self_reviews_and_the_llm_log(tmp_path: Path
     theory.proven_lemmas["L1"].self_review = True
     theory.proven_lemmas["L1"].reviewer = "anthropic:claude-x"
     (tmp_path / "llm_log.jsonl").write_text(
-        json.dumps({"request": {"role": "prover", "model": "qwen-7b"}}) + "\n"
-        + json.dumps({"request": {"role": "verifier", "model": "other"}}) + "\n" + "not json \"prover\"\n")
+        json.dumps({"request": {"role": "prover", "model": "qwen-7b"}})
+        + "\n"
+        + json.dumps({"request": {"role": "verifier", "model": "other"}})
+        + "\n"
+        + 'not json "prover"\n'
+    )
     assert prover_identities(theory, tmp_path, "local:me") == {"anthropic:claude-x", "qwen-7b", "local:me"}
     assert prover_identities(None, None) == set()
 
@@ -321,8 +339,12 @@ async def test_evaluate_stage_puts_the_report_on_the_bus(tmp_path: Path) -> None
     bus = KnowledgeBus.load(sdir.name, sdir)
     backend = ScriptedBackend(rules=[{"role": "evaluate", "reply": {"score": 0.2, "rationale": "r"}}])
     ctx = AgentContext(
-        session_id=sdir.name, settings=load_settings(), bus=bus, llm=SessionLLM(backend, UsageLedger(None)),
-        tools=ToolRegistry(), episodic=EpisodicMemory(sdir.name),
+        session_id=sdir.name,
+        settings=load_settings(),
+        bus=bus,
+        llm=SessionLLM(backend, UsageLedger(None)),
+        tools=ToolRegistry(),
+        episodic=EpisodicMemory(sdir.name),
     )
     outcome = await EvaluateStage().run(ctx, InputSpec(mode="prove", statement="x"))
     assert outcome.status == "completed" and outcome.summary.startswith("total ")

@@ -68,16 +68,38 @@ def test_slope_fits_recover_known_rates(shape, curve, slope):
     assert fits[shape]["slope"] == pytest.approx(slope, rel=0.05)
 
 
-def report(mean_at_end: float, stderr: float = 1.0, rate: str = "log", direction: str = "upper", asymptotic: bool = False):
+def report(
+    mean_at_end: float, stderr: float = 1.0, rate: str = "log", direction: str = "upper", asymptotic: bool = False
+):
     t = [int(x) for x in np.unique(np.round(np.logspace(0, 4, 40)))]
     mean = [mean_at_end * math.log(x + 1) / math.log(t[-1] + 1) for x in t]
-    return SimulationReport.model_validate({
-        "series": [{"name": "p", "instance": "i", "runs": 50, "t": t, "mean": mean, "stderr": [stderr] * len(t),
-                    "points": [{"horizon": 10_000, "mean": mean[-1], "stderr": stderr}]}],
-        "variables": {"i": {"c": 10.0}},
-        "bounds": [{"name": "b", "expression": "c*log(T)", "direction": direction, "asymptotic": asymptotic,
-                    "rate": rate, "series": ["p"], "lemma_id": "L1"}],
-    })
+    return SimulationReport.model_validate(
+        {
+            "series": [
+                {
+                    "name": "p",
+                    "instance": "i",
+                    "runs": 50,
+                    "t": t,
+                    "mean": mean,
+                    "stderr": [stderr] * len(t),
+                    "points": [{"horizon": 10_000, "mean": mean[-1], "stderr": stderr}],
+                }
+            ],
+            "variables": {"i": {"c": 10.0}},
+            "bounds": [
+                {
+                    "name": "b",
+                    "expression": "c*log(T)",
+                    "direction": direction,
+                    "asymptotic": asymptotic,
+                    "rate": rate,
+                    "series": ["p"],
+                    "lemma_id": "L1",
+                }
+            ],
+        }
+    )
 
 
 def checks_for(rep):
@@ -125,8 +147,10 @@ def test_csv_long_format_with_bound_series():
 
 
 def test_claim_violation_rate_by_sampling():
-    amgm = Claim(variables=[ClaimVariable(name="a", domain="positive"), ClaimVariable(name="b", domain="positive")],
-                 conclusion="(a + b)/2 >= sqrt(a*b)")
+    amgm = Claim(
+        variables=[ClaimVariable(name="a", domain="positive"), ClaimVariable(name="b", domain="positive")],
+        conclusion="(a + b)/2 >= sqrt(a*b)",
+    )
     rate, _ = violation_rate(amgm)
     assert rate == 0.0
     wrong = Claim(variables=[ClaimVariable(name="x", domain="interval", low=0, high=2)], conclusion="x**2 <= x")
@@ -143,11 +167,19 @@ def _series(**extra):
 def test_realised_regret_and_best_arm_rate_travel_to_the_csv_and_the_notes():
     from eurekaclaw.agents.experiment.report import outcome_lines
 
-    rep = SimulationReport.model_validate({"series": [
-        _series(realised_mean=[1.5, 2.5], realised_stderr=[0.3, 0.4],
-                best_arm_rate_mean=[0.6, 0.9], best_arm_rate_stderr=[0.05, 0.01]),
-        {**_series(), "name": "plain"},
-    ]})
+    rep = SimulationReport.model_validate(
+        {
+            "series": [
+                _series(
+                    realised_mean=[1.5, 2.5],
+                    realised_stderr=[0.3, 0.4],
+                    best_arm_rate_mean=[0.6, 0.9],
+                    best_arm_rate_stderr=[0.05, 0.01],
+                ),
+                {**_series(), "name": "plain"},
+            ]
+        }
+    )
     lines = render_csv(csv_rows(rep, {})).splitlines()
     header = lines[0].split(",")
     rows = {(r[0], r[1]): dict(zip(header, r, strict=True)) for r in (line.split(",") for line in lines[1:])}

@@ -83,6 +83,7 @@ def test_relations_in_expressions_tolerate_rounding_at_equality():
 
 # --- rate fits: one-sided ---------------------------------------------------------------------
 
+
 def series(curve, stderr: float = 0.1, noise: float = 0.0, seed: int = 0) -> Series:
     t = [int(x) for x in np.unique(np.round(np.logspace(0, 4, 60)))]
     rng = np.random.default_rng(seed)
@@ -134,34 +135,55 @@ def test_flat_tail_is_consistent_with_a_lower_bound_too_small_to_see():
 def test_deterministic_output_equal_to_the_bound_up_to_rounding_holds():
     t = [10, 100, 1000]
     exact = [0.1 * x + 0.2 * x for x in t]  # 0.3 T computed another way
-    rep = SimulationReport.model_validate({
-        "series": [{"name": "s", "t": t, "mean": exact, "stderr": [0.0] * 3}],
-        "bounds": [{"name": "b", "expression": "0.3*T", "series": ["s"]}],
-    })
+    rep = SimulationReport.model_validate(
+        {
+            "series": [{"name": "s", "t": t, "mean": exact, "stderr": [0.0] * 3}],
+            "bounds": [{"name": "b", "expression": "0.3*T", "series": ["s"]}],
+        }
+    )
     checks = run_checks(rep, {"b": compile_expression("0.3*T", ["T"], relation=False)})["bound_checks"]
     assert [c.held for c in checks] == [True]
 
 
 # --- violations -------------------------------------------------------------------------------
 
-def check(name: str, horizon: int, mean: float, se: float, bound: float, *, upper: bool = True, theorem: bool = True) -> BoundCheck:
+
+def check(
+    name: str, horizon: int, mean: float, se: float, bound: float, *, upper: bool = True, theorem: bool = True
+) -> BoundCheck:
     limit = mean - Z_ONE_SIDED * se if upper else mean + Z_ONE_SIDED * se
     margin = bound - limit if upper else limit - bound
-    return BoundCheck(name=name, horizon=horizon, empirical_mean=mean, std_error=se, theoretical=bound,
-                      held=margin >= 0, margin=margin, from_theorem=theorem)
+    return BoundCheck(
+        name=name,
+        horizon=horizon,
+        empirical_mean=mean,
+        std_error=se,
+        theoretical=bound,
+        held=margin >= 0,
+        margin=margin,
+        from_theorem=theorem,
+    )
 
 
 def result_with(checks: list[BoundCheck], **spec) -> ExperimentResult:
     checked = {
-        "series": {"ucb1@hard": {"policy": "ucb1", "instance": "hard", "runs": 50},
-                   "ucb1@easy": {"policy": "ucb1", "instance": "easy", "runs": 50}},
+        "series": {
+            "ucb1@hard": {"policy": "ucb1", "instance": "hard", "runs": 50},
+            "ucb1@easy": {"policy": "ucb1", "instance": "easy", "runs": 50},
+        },
         "variables": {"hard": {"K": 2.0, "sum_inv_gap": 10.0}, "easy": {"K": 3.0, "sum_inv_gap": 5.0}},
-        "bounds": {"thm": {"expression": "log(T)*sum_inv_gap/100", "direction": "upper", "lemma_id": "L3"},
-                   "lower": {"expression": "log(T)", "direction": "lower", "lemma_id": None}},
+        "bounds": {
+            "thm": {"expression": "log(T)*sum_inv_gap/100", "direction": "upper", "lemma_id": "L3"},
+            "lower": {"expression": "log(T)", "direction": "lower", "lemma_id": None},
+        },
     }
-    instances = [{"name": "hard", "family": "bernoulli", "means": [0.5, 0.4]},
-                 {"name": "easy", "family": "bernoulli", "means": [0.9, 0.7, 0.5]}]
-    return ExperimentResult(bound_checks=checks, spec={"source": "designer", "instances": instances, "checked": checked, **spec})
+    instances = [
+        {"name": "hard", "family": "bernoulli", "means": [0.5, 0.4]},
+        {"name": "easy", "family": "bernoulli", "means": [0.9, 0.7, 0.5]},
+    ]
+    return ExperimentResult(
+        bound_checks=checks, spec={"source": "designer", "instances": instances, "checked": checked, **spec}
+    )
 
 
 def test_violations_are_grouped_per_bound_and_series_with_the_worst_horizon():
@@ -177,21 +199,31 @@ def test_violations_are_grouped_per_bound_and_series_with_the_worst_horizon():
     lines = violation_lines(result)
     assert len(lines) == 3 and not any("ref@" in line for line in lines)
     hard = next(line for line in lines if "thm@ucb1@hard" in line)
-    assert hard == ("bound thm@ucb1@hard on instance hard at T=10000: measured 63.5 ± 0.8, bound 0.46 "
-                    f"(99% one-sided lower limit {63.5 - Z_ONE_SIDED * 0.8:.4g} > bound); violated at 2/3 horizons; "
-                    "tests lemma L3")
+    assert hard == (
+        "bound thm@ucb1@hard on instance hard at T=10000: measured 63.5 ± 0.8, bound 0.46 "
+        f"(99% one-sided lower limit {63.5 - Z_ONE_SIDED * 0.8:.4g} > bound); violated at 2/3 horizons; "
+        "tests lemma L3"
+    )
     low = next(line for line in lines if line.startswith("bound lower@"))
     assert "upper limit" in low and "< bound" in low and low.endswith("violated at 1/1 horizon")
     assert [v.bound for v in theorem_violations(result)][0] == "thm"
 
 
 def test_worst_violation_is_machine_readable():
-    result = result_with([check("thm@ucb1@hard", 10000, 63.5, 0.8, 0.46), check("thm@ucb1@easy", 10000, 0.5, 0.5, 0.23)])
+    result = result_with(
+        [check("thm@ucb1@hard", 10000, 63.5, 0.8, 0.46), check("thm@ucb1@easy", 10000, 0.5, 0.5, 0.23)]
+    )
     worst = worst_violation(result)
     assert worst is not None
     assert {k: worst[k] for k in ("bound", "series", "instance", "policy", "horizon", "lemma_id", "direction")} == {
-        "bound": "thm", "series": "ucb1@hard", "instance": "hard", "policy": "ucb1", "horizon": 10000,
-        "lemma_id": "L3", "direction": "upper"}
+        "bound": "thm",
+        "series": "ucb1@hard",
+        "instance": "hard",
+        "policy": "ucb1",
+        "horizon": 10000,
+        "lemma_id": "L3",
+        "direction": "upper",
+    }
     assert worst["empirical_mean"] == 63.5 and worst["std_error"] == 0.8 and worst["theoretical"] == 0.46
     assert worst["violation"] == pytest.approx(63.04) and worst["confidence"] == 0.99
     assert worst["assignment"] == {"K": 2.0, "sum_inv_gap": 10.0, "T": 10000, "means": [0.5, 0.4], "gaps": [0.0, 0.1]}

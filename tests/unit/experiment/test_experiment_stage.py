@@ -34,7 +34,13 @@ SPEC = {
     "seed": 3,
     "bounds": [
         {"name": "ucb1_auer2002", "known": "ucb1_auer2002"},
-        {"name": "claimed", "expression": "8*log(T)*sum_inv_gap", "policies": ["ucb1"], "rate": "log", "lemma_id": "L2"},
+        {
+            "name": "claimed",
+            "expression": "8*log(T)*sum_inv_gap",
+            "policies": ["ucb1"],
+            "rate": "log",
+            "lemma_id": "L2",
+        },
         {"name": "lai_robbins", "known": "lai_robbins"},
     ],
 }
@@ -44,24 +50,38 @@ def make_ctx(tmp_path: Path, backend: ScriptedBackend, *, plugin=None, domain="m
     session = tmp_path / "s1"
     session.mkdir()
     return AgentContext(
-        session_id="s1", settings=load_settings(), bus=KnowledgeBus("s1", session),
-        llm=SessionLLM(backend, UsageLedger(None)), tools=ToolRegistry(), episodic=EpisodicMemory("s1"),
-        session=SessionDir(session), domain=domain, plugin=plugin,
+        session_id="s1",
+        settings=load_settings(),
+        bus=KnowledgeBus("s1", session),
+        llm=SessionLLM(backend, UsageLedger(None)),
+        tools=ToolRegistry(),
+        episodic=EpisodicMemory("s1"),
+        session=SessionDir(session),
+        domain=domain,
+        plugin=plugin,
         events=events or (lambda kind, **data: None),
     )
 
 
 def theory(claims: bool = False) -> TheoryState:
-    claim = Claim(variables=[ClaimVariable(name="n", domain="natural", low=1)], conclusion="log(n + 1) <= n") if claims else None
+    claim = (
+        Claim(variables=[ClaimVariable(name="n", domain="natural", low=1)], conclusion="log(n + 1) <= n")
+        if claims
+        else None
+    )
     return TheoryState(
         informal_statement="UCB1 has regret at most 8 ln T sum 1/Delta_i + const",
-        lemma_dag={"L1": LemmaNode(id="L1", statement="concentration", claim=claim),
-                   "L2": LemmaNode(id="L2", statement="pull count bound", is_root=True)},
+        lemma_dag={
+            "L1": LemmaNode(id="L1", statement="concentration", claim=claim),
+            "L2": LemmaNode(id="L2", statement="pull count bound", is_root=True),
+        },
     )
 
 
 def designer(*replies) -> ScriptedBackend:
-    return ScriptedBackend(rules=[{"role": "experiment_designer", "output": "MABExperimentSpec", "replies": list(replies)}])
+    return ScriptedBackend(
+        rules=[{"role": "experiment_designer", "output": "MABExperimentSpec", "replies": list(replies)}]
+    )
 
 
 def read_csv(path: Path) -> list[dict[str, str]]:
@@ -91,8 +111,19 @@ async def test_designed_spec_runs_and_results_are_consistent(tmp_path):
     assert ("lai_robbins", "moss") in fits and ("claimed", "ucb1") in fits
 
     rows = read_csv(ctx.session.path / "regret_curves.csv")
-    assert list(rows[0]) == ["series", "t", "mean", "stderr", "q10", "q50", "q90",
-                             "realised_mean", "realised_stderr", "best_arm_rate_mean", "best_arm_rate_stderr"]
+    assert list(rows[0]) == [
+        "series",
+        "t",
+        "mean",
+        "stderr",
+        "q10",
+        "q50",
+        "q90",
+        "realised_mean",
+        "realised_stderr",
+        "best_arm_rate_mean",
+        "best_arm_rate_stderr",
+    ]
     by_series = {}
     for r in rows:
         by_series.setdefault(r["series"], {})[int(r["t"])] = r
@@ -218,8 +249,12 @@ async def test_general_domain_runs_model_code_in_the_sandbox(tmp_path):
         "t = [10, 100, 1000, 10000]\n"
         "print(json.dumps({'series': [{'name': 'sum', 't': t, 'mean': [2*math.log(x) for x in t], 'stderr': [0.0]*4}]}))\n"
     )
-    reply = {"rationale": "r", "code": code, "variables": {"c": 3.0},
-             "bounds": [{"name": "clog", "expression": "c*log(T)", "rate": "log", "lemma_id": "L2"}]}
+    reply = {
+        "rationale": "r",
+        "code": code,
+        "variables": {"c": 3.0},
+        "bounds": [{"name": "clog", "expression": "c*log(T)", "rate": "log", "lemma_id": "L2"}],
+    }
     ctx = make_ctx(tmp_path, code_designer(reply), plugin=None, domain="general")
     ctx.bus.put_theory_state(theory(claims=True))
     outcome = await ExperimentStage().run(ctx, InputSpec(mode="prove", statement="x"))
@@ -271,7 +306,9 @@ async def test_a_violated_theorem_bound_is_reported_as_evidence(tmp_path):
     ctx.bus.put_theory_state(theory())
     outcome = await ExperimentStage().run(ctx, InputSpec(mode="prove", statement="x"))
     result = ctx.bus.get_experiment_result()
-    assert outcome.status == "completed" and outcome.summary.startswith("1 theorem bound violated; 0/3 bound checks held")
+    assert outcome.status == "completed" and outcome.summary.startswith(
+        "1 theorem bound violated; 0/3 bound checks held"
+    )
     assert all(c.from_theorem and not c.held for c in result.bound_checks)
     [line] = result.violations
     assert line.startswith("bound thm@ucb1 on instance easy at T=3000: measured ")
@@ -280,7 +317,9 @@ async def test_a_violated_theorem_bound_is_reported_as_evidence(tmp_path):
     assert worst["bound"] == "thm" and worst["horizon"] == 3000 and worst["lemma_id"] == "L2"
     assert worst["empirical_mean"] > worst["confidence_limit"] > worst["theoretical"]
     assert worst["assignment"]["K"] == 3 and worst["assignment"]["T"] == 3000
-    assert worst["assignment"]["means"] == [0.9, 0.8, 0.6] and worst["assignment"]["gaps"] == pytest.approx([0.0, 0.1, 0.3])
+    assert worst["assignment"]["means"] == [0.9, 0.8, 0.6] and worst["assignment"]["gaps"] == pytest.approx(
+        [0.0, 0.1, 0.3]
+    )
     assert worst["assignment"]["sum_inv_gap"] == pytest.approx(1 / 0.1 + 1 / 0.3)
     done = next(e for e in events if e.get("phase") == "done")
     assert done["violations"] == 1 and any(e.get("phase") == "violation" and e["detail"] == line for e in events)
@@ -312,12 +351,18 @@ async def test_designed_spec_that_holds_reports_no_violation(tmp_path):
 
 
 async def test_a_sampled_identity_is_not_reported_with_violations(tmp_path):
-    identity = Claim(variables=[ClaimVariable(name="a", domain="positive"), ClaimVariable(name="b", domain="positive")],
-                     conclusion="log(a*b) == log(a) + log(b)")
+    identity = Claim(
+        variables=[ClaimVariable(name="a", domain="positive"), ClaimVariable(name="b", domain="positive")],
+        conclusion="log(a*b) == log(a) + log(b)",
+    )
     reply = {"rationale": "nothing numerical beyond the lemma claims", "code": ""}
     ctx = make_ctx(tmp_path, code_designer(reply), plugin=None, domain="general")
-    ctx.bus.put_theory_state(TheoryState(informal_statement="log is a homomorphism",
-                                         lemma_dag={"L1": LemmaNode(id="L1", statement="log(ab)", claim=identity)}))
+    ctx.bus.put_theory_state(
+        TheoryState(
+            informal_statement="log is a homomorphism",
+            lemma_dag={"L1": LemmaNode(id="L1", statement="log(ab)", claim=identity)},
+        )
+    )
     await ExperimentStage().run(ctx, InputSpec(mode="prove", statement="x"))
     result = ctx.bus.get_experiment_result()
     assert result.claim_violation_rates == {"L1": 0.0} and result.alignment_score == 1.0

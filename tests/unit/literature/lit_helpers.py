@@ -56,8 +56,8 @@ def make_http(
     options = {"wall": lambda: 1_700_000_000.0, "rng": lambda: 1.0, **kwargs}
     return LiteratureHttp(
         cache_dir=cache_dir,
-        default_policy=policy or HostPolicy(min_interval_s=0.0, max_retries=3, breaker_failures=3,
-                                            breaker_cooldown_s=60.0),
+        default_policy=policy
+        or HostPolicy(min_interval_s=0.0, max_retries=3, breaker_failures=3, breaker_cooldown_s=60.0),
         policies=policies,
         clock=clock,
         sleep=clock.sleep,

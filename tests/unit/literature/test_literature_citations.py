@@ -17,8 +17,9 @@ from eurekaclaw.tools.literature.citations import (
 )
 from eurekaclaw.tools.literature.records import make_paper
 
-PNAS_TITLE = ("Developing functional musculoskeletal tissues through hypoxia and lysyl "
-              "oxidase-induced collagen cross-linking")
+PNAS_TITLE = (
+    "Developing functional musculoskeletal tissues through hypoxia and lysyl oxidase-induced collagen cross-linking"
+)
 CHEMCROW = "ChemCrow: Augmenting large-language models with chemistry tools"
 
 
@@ -29,18 +30,33 @@ def test_similarity_averages_shared_words_and_shared_word_pairs() -> None:
     assert title_similarity("", "anything") == 0.0
 
 
-@pytest.mark.parametrize(("sim", "status"), [(1.0, "verified"), (0.8, "verified"), (0.79, "suspicious"),
-                                             (0.5, "suspicious"), (0.49, "not_found"), (0.0, "not_found")])
+@pytest.mark.parametrize(
+    ("sim", "status"),
+    [
+        (1.0, "verified"),
+        (0.8, "verified"),
+        (0.79, "suspicious"),
+        (0.5, "suspicious"),
+        (0.49, "not_found"),
+        (0.0, "not_found"),
+    ],
+)
 def test_thresholds(sim: float, status: str) -> None:
     assert status_for(sim) == status
 
 
 async def test_doi_rung_crossref_verifies_and_stops(respx_mock) -> None:
     cr = respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(
-        return_value=httpx.Response(200, text=fixture("crossref_work.json")))
+        return_value=httpx.Response(200, text=fixture("crossref_work.json"))
+    )
     service = make_service()
-    paper = make_paper("openalex", title=PNAS_TITLE, doi="10.1073/pnas.1414271111",
-                       authors=["Eleftherios A. Makris", "Kyriacos A. Athanasiou"], year=2014)
+    paper = make_paper(
+        "openalex",
+        title=PNAS_TITLE,
+        doi="10.1073/pnas.1414271111",
+        authors=["Eleftherios A. Makris", "Kyriacos A. Athanasiou"],
+        year=2014,
+    )
     async with service.http:
         (checked,), ran = await service.verify([paper])
     assert ran and checked.verification == "verified" and checked.similarity == 1.0
@@ -50,13 +66,21 @@ async def test_doi_rung_crossref_verifies_and_stops(respx_mock) -> None:
 
 
 async def test_doi_resolving_to_a_different_title_is_suspicious(respx_mock) -> None:
-    respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(return_value=httpx.Response(200, text=fixture("crossref_work.json")))
-    respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, text=fixture("openalex_works_search.json")))
+    respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(
+        return_value=httpx.Response(200, text=fixture("crossref_work.json"))
+    )
+    respx_mock.get(f"{OPENALEX}/works").mock(
+        return_value=httpx.Response(200, text=fixture("openalex_works_search.json"))
+    )
     respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(200, text=fixture("s2_search.json")))
     service = make_service()
     # the real title cut short: its last content words are missing
-    paper = make_paper("model", title="Developing functional musculoskeletal tissues through hypoxia and collagen",
-                       doi="10.1073/pnas.1414271111", authors=["Makris"])
+    paper = make_paper(
+        "model",
+        title="Developing functional musculoskeletal tissues through hypoxia and collagen",
+        doi="10.1073/pnas.1414271111",
+        authors=["Makris"],
+    )
     async with service.http:
         (checked,), ran = await service.verify([paper])
     assert checked.verification == "suspicious"
@@ -66,8 +90,12 @@ async def test_doi_resolving_to_a_different_title_is_suspicious(respx_mock) -> N
 
 
 async def test_crossref_404_falls_back_to_openalex_title_search(respx_mock) -> None:
-    respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(return_value=httpx.Response(404, text=fixture("crossref_404.txt")))
-    oa = respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, text=fixture("openalex_works_search.json")))
+    respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(
+        return_value=httpx.Response(404, text=fixture("crossref_404.txt"))
+    )
+    oa = respx_mock.get(f"{OPENALEX}/works").mock(
+        return_value=httpx.Response(200, text=fixture("openalex_works_search.json"))
+    )
     service = make_service()
     paper = make_paper("model", title=CHEMCROW, doi="10.1371/notarealdoi", authors=["Bran, A. M."])
     async with service.http:
@@ -82,8 +110,14 @@ async def test_crossref_404_falls_back_to_openalex_title_search(respx_mock) -> N
 async def test_arxiv_rung_verifies_by_id(respx_mock) -> None:
     route = respx_mock.get(ARXIV).mock(return_value=httpx.Response(200, text=fixture("arxiv_idlist_1706.03762.xml")))
     service = make_service()
-    paper = make_paper("semantic_scholar", title="Attention is All you Need", arxiv_id="1706.03762v5",
-                       authors=["Ashish Vaswani", "Noam M. Shazeer"], year=2017, venue="Neural Information Processing Systems")
+    paper = make_paper(
+        "semantic_scholar",
+        title="Attention is All you Need",
+        arxiv_id="1706.03762v5",
+        authors=["Ashish Vaswani", "Noam M. Shazeer"],
+        year=2017,
+        venue="Neural Information Processing Systems",
+    )
     async with service.http:
         (checked,), ran = await service.verify([paper])
     assert ran and checked.verification == "verified"
@@ -96,8 +130,9 @@ async def test_unknown_arxiv_id_and_openalex_down_then_s2_verifies(respx_mock) -
     respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(503, text="unavailable"))
     respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(200, text=fixture("s2_search.json")))
     service = make_service()
-    paper = make_paper("model", title="Large Language Models Pass the Turing Test", arxiv_id="1912.99999",
-                       authors=["C. Jones"])
+    paper = make_paper(
+        "model", title="Large Language Models Pass the Turing Test", arxiv_id="1912.99999", authors=["C. Jones"]
+    )
     async with service.http:
         (checked,), ran = await service.verify([paper])
     assert checked.verification == "verified"
@@ -106,7 +141,9 @@ async def test_unknown_arxiv_id_and_openalex_down_then_s2_verifies(respx_mock) -
 
 
 async def test_invented_title_is_not_found(respx_mock) -> None:
-    respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, text=fixture("openalex_works_search.json")))
+    respx_mock.get(f"{OPENALEX}/works").mock(
+        return_value=httpx.Response(200, text=fixture("openalex_works_search.json"))
+    )
     respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(200, text=fixture("s2_search.json")))
     service = make_service()
     async with service.http:
@@ -115,7 +152,9 @@ async def test_invented_title_is_not_found(respx_mock) -> None:
 
 
 async def test_not_confirmed_while_a_source_was_down_is_unverified_not_not_found(respx_mock) -> None:
-    respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, text=fixture("openalex_works_search.json")))
+    respx_mock.get(f"{OPENALEX}/works").mock(
+        return_value=httpx.Response(200, text=fixture("openalex_works_search.json"))
+    )
     respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(429, text=fixture("s2_429.json")))
     service = make_service()
     async with service.http:
@@ -146,8 +185,10 @@ async def test_arxiv_ids_are_checked_in_one_batched_request(respx_mock) -> None:
     respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, json={"meta": {}, "results": []}))
     respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(200, json={"total": 0, "data": []}))
     service = make_service()
-    papers = [make_paper("x", title="Attention Is All You Need", arxiv_id="1706.03762", year=2017),
-              make_paper("x", title="Heat-bath random walks with Markov bases", arxiv_id="1605.08386")]
+    papers = [
+        make_paper("x", title="Attention Is All You Need", arxiv_id="1706.03762", year=2017),
+        make_paper("x", title="Heat-bath random walks with Markov bases", arxiv_id="1605.08386"),
+    ]
     async with service.http:
         checked, _ = await service.verify(papers)
     assert route.call_count == 1
@@ -164,7 +205,11 @@ def test_cite_keys_are_deterministic_and_unique() -> None:
     keyed = assign_cite_keys([b, a, c])
     # collision resolved in paper_id order: arxiv:… < doi:…
     assert [p.cite_key for p in keyed] == ["bubeck2012regretb", "bubeck2012regreta", "anonndstudy"]
-    assert [p.cite_key for p in assign_cite_keys([a, b, c])] == ["bubeck2012regreta", "bubeck2012regretb", "anonndstudy"]
+    assert [p.cite_key for p in assign_cite_keys([a, b, c])] == [
+        "bubeck2012regreta",
+        "bubeck2012regretb",
+        "anonndstudy",
+    ]
 
 
 # --------------------------------------------------------------------------------------------
@@ -177,9 +222,11 @@ MAKRIS = ["Makris, E. A.", "Athanasiou, K. A."]
 
 def mock_pnas_and_searches(respx_mock):
     cr = respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(
-        return_value=httpx.Response(200, text=fixture("crossref_work.json")))
+        return_value=httpx.Response(200, text=fixture("crossref_work.json"))
+    )
     oa = respx_mock.get(f"{OPENALEX}/works").mock(
-        return_value=httpx.Response(200, text=fixture("openalex_works_search.json")))
+        return_value=httpx.Response(200, text=fixture("openalex_works_search.json"))
+    )
     s2 = respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(200, text=fixture("s2_search.json")))
     return cr, oa, s2
 
@@ -208,8 +255,10 @@ async def test_real_doi_and_title_but_other_authors_is_suspicious(respx_mock) ->
     paper = make_paper("model", title=PNAS_TITLE, doi=PNAS_DOI, authors=["Jane Smith", "Wei Zhang"], year=2014)
     checked, _ = await verify_one(paper)
     assert checked.verification == "suspicious"
-    assert ("title matches but authors differ: cited Smith, Zhang; source has Makris, Responte, Paschos, Hu, …"
-            in checked.verification_detail)
+    assert (
+        "title matches but authors differ: cited Smith, Zhang; source has Makris, Responte, Paschos, Hu, …"
+        in checked.verification_detail
+    )
 
 
 async def test_wrong_year_alone_is_named_but_authors_still_confirm(respx_mock) -> None:
@@ -252,7 +301,8 @@ async def test_a_citation_with_authors_verifies(respx_mock) -> None:
     service = make_service()
     async with service.http:
         checked = await service.verifier.verify(
-            make_paper("citation", title=CHEMCROW, authors=["A. M. Bran", "P. Schwaller"]))
+            make_paper("citation", title=CHEMCROW, authors=["A. M. Bran", "P. Schwaller"])
+        )
     assert checked.verification == "verified"
     assert "agrees on authors (Bran, Schwaller)" in checked.verification_detail
 
@@ -262,8 +312,9 @@ async def test_arxiv_id_with_a_negated_title_is_suspicious(respx_mock) -> None:
     respx_mock.get(ARXIV).mock(return_value=httpx.Response(200, text=fixture("arxiv_idlist_1706.03762.xml")))
     respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, json={"meta": {}, "results": []}))
     respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(200, json={"total": 0, "data": []}))
-    paper = make_paper("model", title="Attention is not all you need", arxiv_id="1706.03762",
-                       authors=["Vaswani"], year=2017)
+    paper = make_paper(
+        "model", title="Attention is not all you need", arxiv_id="1706.03762", authors=["Vaswani"], year=2017
+    )
     checked, _ = await verify_one(paper)
     assert checked.verification == "suspicious"
     assert checked.similarity is not None and checked.similarity < 0.80
@@ -273,13 +324,28 @@ async def test_arxiv_id_with_a_negated_title_is_suspicious(respx_mock) -> None:
 async def test_title_search_near_miss_is_suspicious(respx_mock) -> None:
     """Measured: a title-only match at 0.875 (one word of eight changed) was `verified`."""
     respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, json={"meta": {}, "results": []}))
-    body = {"total": 1, "offset": 0, "data": [{
-        "paperId": "0" * 40, "externalIds": {}, "title": "Thompson Sampling for Contextual Bandits with Linear Payoffs",
-        "authors": [{"name": "Shipra Agrawal"}, {"name": "Navin Goyal"}], "year": 2013,
-        "venue": "International Conference on Machine Learning"}]}
+    body = {
+        "total": 1,
+        "offset": 0,
+        "data": [
+            {
+                "paperId": "0" * 40,
+                "externalIds": {},
+                "title": "Thompson Sampling for Contextual Bandits with Linear Payoffs",
+                "authors": [{"name": "Shipra Agrawal"}, {"name": "Navin Goyal"}],
+                "year": 2013,
+                "venue": "International Conference on Machine Learning",
+            }
+        ],
+    }
     respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(200, json=body))
-    paper = make_paper("model", title="Thompson sampling for contextual bandits with logistic payoffs",
-                       authors=["Agrawal, S.", "Goyal, N."], year=2013, venue="ICML")
+    paper = make_paper(
+        "model",
+        title="Thompson sampling for contextual bandits with logistic payoffs",
+        authors=["Agrawal, S.", "Goyal, N."],
+        year=2013,
+        venue="ICML",
+    )
     checked, _ = await verify_one(paper)
     assert checked.verification == "suspicious"
     assert "cited has 'logistic', source has 'linear'" in checked.verification_detail
@@ -292,10 +358,16 @@ async def test_title_search_near_miss_is_suspicious(respx_mock) -> None:
 
 @pytest.mark.parametrize(
     ("fields", "status", "said"),
-    [({"authors": ["Jones, C. R.", "et al."]}, "verified", "agrees on authors (Jones)"),
-     ({"year": 2024}, "verified", "year 2025 (cited 2024)"),  # a preprint a year earlier
-     ({"authors": ["J. Smith"], "year": 2025}, "suspicious", "authors differ: cited Smith; source has Jones, Bergen"),
-     ({"venue": "arXiv"}, "unverified", "gives only a title")],  # a preprint server says nothing
+    [
+        ({"authors": ["Jones, C. R.", "et al."]}, "verified", "agrees on authors (Jones)"),
+        ({"year": 2024}, "verified", "year 2025 (cited 2024)"),  # a preprint a year earlier
+        (
+            {"authors": ["J. Smith"], "year": 2025},
+            "suspicious",
+            "authors differ: cited Smith; source has Jones, Bergen",
+        ),
+        ({"venue": "arXiv"}, "unverified", "gives only a title"),
+    ],  # a preprint server says nothing
 )
 async def test_title_search_needs_an_agreeing_field(respx_mock, fields, status, said) -> None:
     respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, json={"meta": {}, "results": []}))
@@ -320,8 +392,14 @@ async def test_arxiv_id_confirms_even_when_the_journal_doi_has_another_title(res
     """A preprint retitled on publication: its arXiv id still confirms it."""
     mock_pnas_and_searches(respx_mock)
     respx_mock.get(ARXIV).mock(return_value=httpx.Response(200, text=fixture("arxiv_idlist_1706.03762.xml")))
-    paper = make_paper("arxiv", title="Attention Is All You Need", doi=PNAS_DOI, arxiv_id="1706.03762",
-                       authors=["Ashish Vaswani"], year=2017)
+    paper = make_paper(
+        "arxiv",
+        title="Attention Is All You Need",
+        doi=PNAS_DOI,
+        arxiv_id="1706.03762",
+        authors=["Ashish Vaswani"],
+        year=2017,
+    )
     checked, _ = await verify_one(paper)
     assert checked.verification == "verified"
     assert checked.verification_detail.startswith("arxiv (id 1706.03762)")
@@ -331,9 +409,14 @@ async def test_same_title_by_other_authors_behind_the_doi_is_not_rescued_by_sear
     """Generic titles recur: when the DOI's record has the title but other authors, a search
     hit by the cited authors is a different work from the one the DOI names."""
     respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(
-        return_value=httpx.Response(200, text=fixture("crossref_work.json")))
-    namesake = {"id": "https://openalex.org/W1", "title": PNAS_TITLE, "publication_year": 2014,
-                "authorships": [{"author": {"display_name": "Jane Smith"}}]}
+        return_value=httpx.Response(200, text=fixture("crossref_work.json"))
+    )
+    namesake = {
+        "id": "https://openalex.org/W1",
+        "title": PNAS_TITLE,
+        "publication_year": 2014,
+        "authorships": [{"author": {"display_name": "Jane Smith"}}],
+    }
     respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, json={"results": [namesake]}))
     checked, _ = await verify_one(make_paper("model", title=PNAS_TITLE, doi=PNAS_DOI, authors=["Smith, J."]))
     assert checked.verification == "suspicious"

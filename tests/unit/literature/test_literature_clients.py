@@ -27,7 +27,9 @@ JSON = {"content-type": "application/json"}
 
 
 async def test_arxiv_search_parses_the_recorded_feed(respx_mock) -> None:
-    route = respx_mock.get(ARXIV).mock(return_value=httpx.Response(200, content=fixture_bytes("arxiv_search_testing.xml"), headers=ATOM))
+    route = respx_mock.get(ARXIV).mock(
+        return_value=httpx.Response(200, content=fixture_bytes("arxiv_search_testing.xml"), headers=ATOM)
+    )
     async with make_http() as http:
         papers = await ArxivClient(http).search("testing", max_results=10)
     assert len(papers) == 10
@@ -42,7 +44,9 @@ async def test_arxiv_search_parses_the_recorded_feed(respx_mock) -> None:
 
 
 async def test_arxiv_id_list_lookup(respx_mock) -> None:
-    route = respx_mock.get(ARXIV).mock(return_value=httpx.Response(200, text=fixture("arxiv_idlist_1706.03762.xml"), headers=ATOM))
+    route = respx_mock.get(ARXIV).mock(
+        return_value=httpx.Response(200, text=fixture("arxiv_idlist_1706.03762.xml"), headers=ATOM)
+    )
     async with make_http() as http:
         found = await ArxivClient(http).fetch(["1706.03762v5"])
     paper = found["1706.03762"]
@@ -66,9 +70,11 @@ def test_arxiv_legacy_feed_layout() -> None:
 
 async def test_arxiv_unknown_id_is_absent_and_error_feed_raises(respx_mock) -> None:
     respx_mock.get(ARXIV, params={"id_list": "0704.0001"}).mock(
-        return_value=httpx.Response(200, text=fixture("arxiv_idlist_empty.xml"), headers=ATOM))
+        return_value=httpx.Response(200, text=fixture("arxiv_idlist_empty.xml"), headers=ATOM)
+    )
     respx_mock.get(ARXIV, params={"id_list": "abc"}).mock(
-        return_value=httpx.Response(400, text=fixture("arxiv_error.xml"), headers=ATOM))
+        return_value=httpx.Response(400, text=fixture("arxiv_error.xml"), headers=ATOM)
+    )
     async with make_http() as http:
         client = ArxivClient(http)
         assert await client.fetch(["0704.0001"]) == {}
@@ -93,7 +99,9 @@ async def test_arxiv_server_error_is_unavailable(respx_mock) -> None:
 
 
 async def test_s2_search(respx_mock) -> None:
-    route = respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(200, text=fixture("s2_search.json"), headers=JSON))
+    route = respx_mock.get(f"{S2}/paper/search").mock(
+        return_value=httpx.Response(200, text=fixture("s2_search.json"), headers=JSON)
+    )
     async with make_http() as http:
         papers = await SemanticScholarClient(http, api_key="k-123").search("turing", limit=20)
     assert len(papers) == 20
@@ -108,7 +116,9 @@ async def test_s2_search(respx_mock) -> None:
 
 
 async def test_s2_search_title_only_fields(respx_mock) -> None:
-    respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(200, text=fixture("s2_search_edit_distance.json")))
+    respx_mock.get(f"{S2}/paper/search").mock(
+        return_value=httpx.Response(200, text=fixture("s2_search_edit_distance.json"))
+    )
     async with make_http() as http:
         papers = await SemanticScholarClient(http).search("sublinear near optimal edit distance", limit=100)
     assert len(papers) == 89
@@ -117,7 +127,9 @@ async def test_s2_search_title_only_fields(respx_mock) -> None:
 
 
 async def test_s2_paper_by_doi_id(respx_mock) -> None:
-    route = respx_mock.get(url__regex=rf"{S2}/paper/DOI:.*").mock(return_value=httpx.Response(200, text=fixture("s2_paper.json")))
+    route = respx_mock.get(url__regex=rf"{S2}/paper/DOI:.*").mock(
+        return_value=httpx.Response(200, text=fixture("s2_paper.json"))
+    )
     async with make_http() as http:
         paper = await SemanticScholarClient(http).paper("DOI:10.48550/arxiv.2312.07559")
     assert paper is not None
@@ -126,7 +138,9 @@ async def test_s2_paper_by_doi_id(respx_mock) -> None:
 
 
 async def test_s2_unknown_paper_is_none(respx_mock) -> None:
-    respx_mock.get(url__regex=rf"{S2}/paper/arXiv:.*").mock(return_value=httpx.Response(404, text=fixture("s2_404.json")))
+    respx_mock.get(url__regex=rf"{S2}/paper/arXiv:.*").mock(
+        return_value=httpx.Response(404, text=fixture("s2_404.json"))
+    )
     async with make_http() as http:
         assert await SemanticScholarClient(http).paper("arXiv:1912.99999") is None
 
@@ -144,7 +158,9 @@ async def test_s2_batch_keeps_request_order_and_nulls(respx_mock) -> None:
 
 
 async def test_s2_references(respx_mock) -> None:
-    respx_mock.get(url__regex=rf"{S2}/paper/.*/references").mock(return_value=httpx.Response(200, text=fixture("s2_references.json")))
+    respx_mock.get(url__regex=rf"{S2}/paper/.*/references").mock(
+        return_value=httpx.Response(200, text=fixture("s2_references.json"))
+    )
     async with make_http() as http:
         papers = await SemanticScholarClient(http).references("arXiv:1605.08386")
     assert [p.title for p in papers] == [
@@ -166,10 +182,13 @@ async def test_s2_refused_key_is_unavailable(respx_mock) -> None:
 
 
 async def test_openalex_title_search(respx_mock) -> None:
-    route = respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, text=fixture("openalex_works_search.json")))
+    route = respx_mock.get(f"{OPENALEX}/works").mock(
+        return_value=httpx.Response(200, text=fixture("openalex_works_search.json"))
+    )
     async with make_http() as http:
         papers = await OpenAlexClient(http, mailto="me@example.org").title_search(
-            "Augmenting large language models with chemistry tools")
+            "Augmenting large language models with chemistry tools"
+        )
     assert len(papers) == 2
     preprint = papers[1]
     assert preprint.openalex_id == "W4365597205"
@@ -184,7 +203,8 @@ async def test_openalex_title_search(respx_mock) -> None:
 
 async def test_openalex_work_by_doi(respx_mock) -> None:
     route = respx_mock.get(url__startswith=f"{OPENALEX}/works/https://doi.org/").mock(
-        return_value=httpx.Response(200, text=fixture("openalex_work.json")))
+        return_value=httpx.Response(200, text=fixture("openalex_work.json"))
+    )
     async with make_http() as http:
         paper = await OpenAlexClient(http).work("10.1073/pnas.1414271111")
     assert paper is not None
@@ -196,7 +216,10 @@ async def test_openalex_work_by_doi(respx_mock) -> None:
 
 async def test_openalex_unknown_work_is_none(respx_mock) -> None:
     respx_mock.get(url__startswith=f"{OPENALEX}/works/").mock(
-        return_value=httpx.Response(404, text="<html><body>404 Not Found</body></html>", headers={"content-type": "text/html"}))
+        return_value=httpx.Response(
+            404, text="<html><body>404 Not Found</body></html>", headers={"content-type": "text/html"}
+        )
+    )
     async with make_http() as http:
         assert await OpenAlexClient(http).work("W1") is None
 
@@ -210,7 +233,9 @@ def test_openalex_abstract_rebuilt_in_word_order() -> None:
 
 
 async def test_crossref_work(respx_mock) -> None:
-    route = respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(return_value=httpx.Response(200, text=fixture("crossref_work.json")))
+    route = respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(
+        return_value=httpx.Response(200, text=fixture("crossref_work.json"))
+    )
     async with make_http() as http:
         paper = await CrossrefClient(http, mailto="me@example.org").work("10.1073/pnas.1414271111")
     assert paper is not None
@@ -223,6 +248,7 @@ async def test_crossref_work(respx_mock) -> None:
 
 async def test_crossref_404_is_none(respx_mock) -> None:
     respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(
-        return_value=httpx.Response(404, text=fixture("crossref_404.txt"), headers={"content-type": "text/plain"}))
+        return_value=httpx.Response(404, text=fixture("crossref_404.txt"), headers={"content-type": "text/plain"})
+    )
     async with make_http() as http:
         assert await CrossrefClient(http).work("10.1371/notarealdoi") is None

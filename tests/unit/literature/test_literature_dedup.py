@@ -23,9 +23,14 @@ def test_same_doi_from_openalex_and_crossref_merges() -> None:
 
 def test_same_arxiv_id_from_arxiv_and_semantic_scholar_merges_versions_ignored() -> None:
     (arx,), _ = parse_feed(fixture("arxiv_idlist_1706.03762.xml"))
-    s2 = make_paper("semantic_scholar", title="Attention is All you Need", arxiv_id="1706.03762v5",
-                    s2_id="204e3073870fae3d05bcbc2f6a8e263d9b72e776", doi="10.5555/3295222.3295349",
-                    citation_count=100000)
+    s2 = make_paper(
+        "semantic_scholar",
+        title="Attention is All you Need",
+        arxiv_id="1706.03762v5",
+        s2_id="204e3073870fae3d05bcbc2f6a8e263d9b72e776",
+        doi="10.5555/3295222.3295349",
+        citation_count=100000,
+    )
     (merged,) = dedupe([arx, s2])
     assert merged.sources == ["arxiv", "semantic_scholar"]
     assert merged.paper_id == "arxiv:1706.03762"

@@ -178,12 +178,17 @@ async def test_unreadable_success_is_a_failure_and_is_not_cached(respx_mock, tmp
     assert route.call_count == 2
 
 
-@pytest.mark.parametrize(("status", "headers", "expected"), [
-    (529, {"retry-after-ms": "1500"}, 1.5),  # the shared parser reads retry-after-ms too
-    (408, {"Retry-After": "2"}, 2.0),
-    (409, {}, 0.5),
-])
-async def test_the_shared_retry_policy_covers_408_409_529_and_retry_after_ms(respx_mock, status, headers, expected) -> None:
+@pytest.mark.parametrize(
+    ("status", "headers", "expected"),
+    [
+        (529, {"retry-after-ms": "1500"}, 1.5),  # the shared parser reads retry-after-ms too
+        (408, {"Retry-After": "2"}, 2.0),
+        (409, {}, 0.5),
+    ],
+)
+async def test_the_shared_retry_policy_covers_408_409_529_and_retry_after_ms(
+    respx_mock, status, headers, expected
+) -> None:
     clock = FakeClock()
     route = respx_mock.get(URL).mock(
         side_effect=[httpx.Response(status, headers=headers), httpx.Response(200, json={"data": []})]

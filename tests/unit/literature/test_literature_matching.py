@@ -27,35 +27,50 @@ MAB = "Finite-time Analysis of the Multiarmed Bandit Problem"
 SAME_TITLE = [
     ("Attention Is All You Need", "attention is all you need."),
     ("ATTENTION IS ALL YOU NEED", "Attention is All you Need"),
-    ("Gödel's incompleteness theorems revisited", 'G\\"odel\'s Incompleteness Theorems Revisited'),
+    ("Gödel's incompleteness theorems revisited", "G\\\"odel's Incompleteness Theorems Revisited"),
     ("On the Łojasiewicz inequality", "On the Lojasiewicz inequality"),
     ("Finite-time analysis of the multiarmed bandit problem", "Finite-time analysis of the multi-armed bandit problem"),
     ("Finite time analysis of the multi armed bandit problem", MAB),
     ("Optimal behaviour of randomised algorithms", "Optimal behavior of randomized algorithms"),
     ("Modelling the centre of the spectrum", "Modeling the center of the spectrum"),
-    ("Regret bounds of order $\\sqrt{T}$ for $\\epsilon$-greedy exploration",
-     "Regret bounds of order √T for ε-greedy exploration"),
+    (
+        "Regret bounds of order $\\sqrt{T}$ for $\\epsilon$-greedy exploration",
+        "Regret bounds of order √T for ε-greedy exploration",
+    ),
     ("$\\tilde{O}(\\sqrt{T})$ regret for linear bandits", "Õ(√T) regret for linear bandits"),
     ("Regret of order $O(\\sqrt{T})$ in $\\ell_1$", "Regret of order O(sqrt(T)) in ℓ1"),
-    ('Bounds for <mml:math xmlns:mml="http://www.w3.org/1998/Math/MathML"><mml:msqrt><mml:mi>T</mml:mi>'
-     "</mml:msqrt></mml:math> regret", "Bounds for $\\sqrt{T}$ regret"),
+    (
+        'Bounds for <mml:math xmlns:mml="http://www.w3.org/1998/Math/MathML"><mml:msqrt><mml:mi>T</mml:mi>'
+        "</mml:msqrt></mml:math> regret",
+        "Bounds for $\\sqrt{T}$ regret",
+    ),
     ("Sampling &amp; <i>estimation</i> for k<n", "Sampling and estimation for k < n"),
     ("The regret of Thompson's sampling", "Regret of Thompson sampling"),  # only stop words differ
     # a subtitle in one title only: CrossRef keeps subtitles apart, BibTeX entries drop them
     ("Bandit algorithms: a survey of exploration", "Bandit algorithms"),
     ("Bandit algorithms", "Bandit Algorithms — a survey of exploration"),
     # a journal dropping the system's name before the colon
-    ("ChemCrow: Augmenting large-language models with chemistry tools",
-     "Augmenting large language models with chemistry tools"),
+    (
+        "ChemCrow: Augmenting large-language models with chemistry tools",
+        "Augmenting large language models with chemistry tools",
+    ),
 ]
 
 # (cited, source's title, content words only the cited title has, only the source's has)
 DIFFERENT_TITLE = [
     ("Attention is all you need", "Attention is not all you need", (), ("not",)),
-    ("Functional evaluation of cancer variants by pooled base editing in cells",
-     "Functional evaluation of cancer variants by pooled prime editing in cells", ("base",), ("prime",)),
-    ("Thompson sampling for contextual bandits with logistic payoffs",
-     "Thompson Sampling for Contextual Bandits with Linear Payoffs", ("logistic",), ("linear",)),
+    (
+        "Functional evaluation of cancer variants by pooled base editing in cells",
+        "Functional evaluation of cancer variants by pooled prime editing in cells",
+        ("base",),
+        ("prime",),
+    ),
+    (
+        "Thompson sampling for contextual bandits with logistic payoffs",
+        "Thompson Sampling for Contextual Bandits with Linear Payoffs",
+        ("logistic",),
+        ("linear",),
+    ),
     ("Lower bounds for bandits without feedback", "Lower bounds for bandits with feedback", ("without",), ()),
     ("On the convergence of non-convex SGD", "On the convergence of convex SGD", ("nonconvex",), ("convex",)),
     ("Learning with 2 experts", "Learning with 3 experts", ("2",), ("3",)),
@@ -102,9 +117,24 @@ def test_a_one_word_main_title_stands_alone_only_when_fetched_by_id() -> None:
 
 def test_title_tokens() -> None:
     assert title_tokens("Regret of $\\mathcal{O}(\\sqrt{T \\log T})$ for the multi-armed bandit") == [
-        "regret", "of", "o", "t", "log", "t", "for", "the", "multiarmed", "bandit"]
+        "regret",
+        "of",
+        "o",
+        "t",
+        "log",
+        "t",
+        "for",
+        "the",
+        "multiarmed",
+        "bandit",
+    ]
     assert title_tokens("Neighbourhood catalogue of labelled centres") == [
-        "neighborhood", "catalog", "of", "labeled", "centers"]
+        "neighborhood",
+        "catalog",
+        "of",
+        "labeled",
+        "centers",
+    ]
     # spelling rules never merge two different words
     assert title_tokens("filling four noise") == ["filling", "four", "noise"]
 
@@ -116,17 +146,19 @@ def test_title_tokens() -> None:
 
 @pytest.mark.parametrize(
     ("cited", "found"),
-    [("Vaswani, A.", "Ashish Vaswani"),
-     ("A. Vaswani", "Vaswani, Ashish"),
-     ("Vaswani AN", "Ashish Vaswani"),
-     ("Sebastien Bubeck", "Sébastien Bubeck"),
-     ("Łojasiewicz, S.", "Stanisław Lojasiewicz"),
-     ("N. Cesa Bianchi", "Nicolò Cesa-Bianchi"),
-     ("van der Vaart, A. W.", "Aad W. van der Vaart"),
-     ("Zhang Wei", "Wei Zhang"),
-     ("O'Donoghue, B.", "Brendan ODonoghue"),
-     ("Martin Luther King Jr.", "King, M. L."),
-     ("X. LI", "Xiaoyu Li")],
+    [
+        ("Vaswani, A.", "Ashish Vaswani"),
+        ("A. Vaswani", "Vaswani, Ashish"),
+        ("Vaswani AN", "Ashish Vaswani"),
+        ("Sebastien Bubeck", "Sébastien Bubeck"),
+        ("Łojasiewicz, S.", "Stanisław Lojasiewicz"),
+        ("N. Cesa Bianchi", "Nicolò Cesa-Bianchi"),
+        ("van der Vaart, A. W.", "Aad W. van der Vaart"),
+        ("Zhang Wei", "Wei Zhang"),
+        ("O'Donoghue, B.", "Brendan ODonoghue"),
+        ("Martin Luther King Jr.", "King, M. L."),
+        ("X. LI", "Xiaoyu Li"),
+    ],
 )
 def test_the_same_author(cited: str, found: str) -> None:
     assert shared_authors(names([cited]), names([found]))
@@ -146,16 +178,22 @@ def test_author_lists_in_one_string_and_et_al() -> None:
 
 @pytest.mark.parametrize(
     ("cited", "found", "same"),
-    [("NeurIPS", "Advances in Neural Information Processing Systems 30", True),
-     ("JMLR", "Journal of Machine Learning Research", True),
-     ("J. Mach. Learn. Res.", "Journal of Machine Learning Research", True),
-     ("ICML", "Proceedings of the 34th International Conference on Machine Learning", True),
-     ("PNAS", "Proceedings of the National Academy of Sciences", True),
-     ("Proc. Natl. Acad. Sci. U.S.A.", "Proceedings of the National Academy of Sciences of the United States of America", True),
-     ("Annals of Statistics", "The Annals of Statistics", True),
-     ("COLT", "Algorithmic Learning Theory", False),
-     ("Nature", "Nature Communications", False),
-     ("Physical Review A", "Physical Review E", False)],
+    [
+        ("NeurIPS", "Advances in Neural Information Processing Systems 30", True),
+        ("JMLR", "Journal of Machine Learning Research", True),
+        ("J. Mach. Learn. Res.", "Journal of Machine Learning Research", True),
+        ("ICML", "Proceedings of the 34th International Conference on Machine Learning", True),
+        ("PNAS", "Proceedings of the National Academy of Sciences", True),
+        (
+            "Proc. Natl. Acad. Sci. U.S.A.",
+            "Proceedings of the National Academy of Sciences of the United States of America",
+            True,
+        ),
+        ("Annals of Statistics", "The Annals of Statistics", True),
+        ("COLT", "Algorithmic Learning Theory", False),
+        ("Nature", "Nature Communications", False),
+        ("Physical Review A", "Physical Review E", False),
+    ],
 )
 def test_venues(cited: str, found: str, same: bool) -> None:
     assert same_venue(cited, found) is same
@@ -177,19 +215,24 @@ def cited(title: str = "Finite-time analysis of the multi-armed bandit problem",
 
 @pytest.mark.parametrize(
     ("fields", "status", "said"),
-    [({"authors": ["Auer, P.", "et al."]}, "verified", "agrees on authors (Auer)"),
-     ({"year": 2002}, "verified", "agrees on year 2002"),
-     ({"year": 2001}, "verified", "year 2002 (cited 2001)"),  # the preprint's year
-     ({"venue": "Mach. Learn."}, "verified", "agrees on venue"),
-     # wrong authors only: the title and year are right, the attribution is not
-     ({"authors": ["Lai, T. L.", "Robbins, H."], "year": 2002}, "suspicious",
-      "authors differ: cited Lai, Robbins; source has Auer, Cesa-Bianchi, Fischer"),
-     # wrong year only: the authors identify the work; the year is named
-     ({"authors": ["P. Auer"], "year": 1995}, "verified", "year: cited 1995, source has 2002"),
-     ({"year": 1995}, "suspicious", "nothing else agrees; year: cited 1995, source has 2002"),
-     ({"venue": "Annals of Statistics"}, "suspicious", "venue: cited 'Annals of Statistics'"),
-     ({}, "unverified", "the citation gives only a title"),
-     ({"venue": "arXiv preprint"}, "unverified", "the citation gives only a title")],
+    [
+        ({"authors": ["Auer, P.", "et al."]}, "verified", "agrees on authors (Auer)"),
+        ({"year": 2002}, "verified", "agrees on year 2002"),
+        ({"year": 2001}, "verified", "year 2002 (cited 2001)"),  # the preprint's year
+        ({"venue": "Mach. Learn."}, "verified", "agrees on venue"),
+        # wrong authors only: the title and year are right, the attribution is not
+        (
+            {"authors": ["Lai, T. L.", "Robbins, H."], "year": 2002},
+            "suspicious",
+            "authors differ: cited Lai, Robbins; source has Auer, Cesa-Bianchi, Fischer",
+        ),
+        # wrong year only: the authors identify the work; the year is named
+        ({"authors": ["P. Auer"], "year": 1995}, "verified", "year: cited 1995, source has 2002"),
+        ({"year": 1995}, "suspicious", "nothing else agrees; year: cited 1995, source has 2002"),
+        ({"venue": "Annals of Statistics"}, "suspicious", "venue: cited 'Annals of Statistics'"),
+        ({}, "unverified", "the citation gives only a title"),
+        ({"venue": "arXiv preprint"}, "unverified", "the citation gives only a title"),
+    ],
 )
 def test_a_close_title_needs_an_agreeing_field(fields, status, said) -> None:
     judgement = judge_record(cited(**fields), source_record())
@@ -215,7 +258,9 @@ def test_an_unrelated_title_is_not_found() -> None:
 
 
 def test_an_omitted_subtitle_is_named() -> None:
-    judgement = judge_record(cited("Bandit algorithms", year=2020),
-                             source_record(title="Bandit algorithms: a survey of exploration", year=2020))
+    judgement = judge_record(
+        cited("Bandit algorithms", year=2020),
+        source_record(title="Bandit algorithms: a survey of exploration", year=2020),
+    )
     assert judgement.status == "verified"
     assert "subtitle 'a survey of exploration' only in the source's title" in judgement.explanation

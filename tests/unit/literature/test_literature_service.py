@@ -16,7 +16,9 @@ from eurekaclaw.tools.literature.tools import PaperPool, register_literature_too
 async def test_search_carries_on_when_a_source_is_throttled(respx_mock) -> None:
     respx_mock.get(ARXIV).mock(return_value=httpx.Response(200, text=fixture("arxiv_search_testing.xml")))
     s2 = respx_mock.get(f"{S2}/paper/search").mock(return_value=httpx.Response(429, text=fixture("s2_429.json")))
-    respx_mock.get(f"{OPENALEX}/works").mock(return_value=httpx.Response(200, text=fixture("openalex_works_search.json")))
+    respx_mock.get(f"{OPENALEX}/works").mock(
+        return_value=httpx.Response(200, text=fixture("openalex_works_search.json"))
+    )
     service = make_service()
     async with service.http:
         papers = await service.search("testing", limit=10)
@@ -32,7 +34,9 @@ async def test_search_carries_on_when_a_source_is_throttled(respx_mock) -> None:
 async def test_fetch_ids_reports_missing_per_id(respx_mock) -> None:
     arxiv = respx_mock.get(ARXIV).mock(return_value=httpx.Response(200, text=fixture("arxiv_idlist_1605.08386.xml")))
     respx_mock.post(f"{S2}/paper/batch").mock(return_value=httpx.Response(200, json=[None]))
-    respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(return_value=httpx.Response(404, text=fixture("crossref_404.txt")))
+    respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(
+        return_value=httpx.Response(404, text=fixture("crossref_404.txt"))
+    )
     respx_mock.get(url__startswith=f"{OPENALEX}/works/").mock(return_value=httpx.Response(404, text="<html>404</html>"))
     service = make_service()
     async with service.http:
@@ -46,7 +50,8 @@ async def test_fetch_ids_reports_missing_per_id(respx_mock) -> None:
 async def test_fetch_ids_uses_semantic_scholar_when_arxiv_is_down(respx_mock) -> None:
     respx_mock.get(ARXIV).mock(side_effect=httpx.ConnectError("down"))
     s2 = respx_mock.post(f"{S2}/paper/batch").mock(
-        return_value=httpx.Response(200, text=json.dumps([json.loads(fixture("s2_paper.json"))])))
+        return_value=httpx.Response(200, text=json.dumps([json.loads(fixture("s2_paper.json"))]))
+    )
     service = make_service()
     async with service.http:
         out = await service.fetch_ids(["2312.07559"])
@@ -68,7 +73,8 @@ async def test_fetch_ids_unreachable_is_not_missing(respx_mock) -> None:
 async def test_tools_record_what_they_return_in_the_pool(respx_mock) -> None:
     respx_mock.get(ARXIV).mock(return_value=httpx.Response(200, text=fixture("arxiv_idlist_1706.03762.xml")))
     respx_mock.get(url__regex=rf"{S2}/paper/.*/references").mock(
-        return_value=httpx.Response(200, text=fixture("s2_references.json")))
+        return_value=httpx.Response(200, text=fixture("s2_references.json"))
+    )
     service = make_service()
     pool = PaperPool()
     registry = ToolRegistry()

@@ -35,22 +35,26 @@ def test_accented_hyphenated_name_survives_the_query_builder() -> None:
 
 def test_names_without_a_lossless_ascii_spelling_are_searched_as_written() -> None:
     assert build_search_query("Łojasiewicz gradient inequality") == (
-        "all:Łojasiewicz AND all:gradient AND all:inequality")
+        "all:Łojasiewicz AND all:gradient AND all:inequality"
+    )
     assert build_search_query("Bernstein's inequality for martingales") == (
-        "all:Bernstein AND all:inequality AND all:martingales")
+        "all:Bernstein AND all:inequality AND all:martingales"
+    )
     # quotes a user typed cannot break out of the phrase syntax
     assert build_search_query('the "of"') == 'all:"the of"'
 
 
 async def test_accented_query_is_sent_as_utf8(respx_mock) -> None:
-    route = respx_mock.get(ARXIV).mock(return_value=httpx.Response(
-        200, content=fixture_bytes("arxiv_search_testing.xml"), headers=ATOM))
+    route = respx_mock.get(ARXIV).mock(
+        return_value=httpx.Response(200, content=fixture_bytes("arxiv_search_testing.xml"), headers=ATOM)
+    )
     async with make_http() as http:
         papers = await ArxivClient(http).search("Pólya urn Erdős–Rényi", max_results=10)
     assert len(papers) == 10
     request = route.calls[0].request
     assert request.url.params["search_query"] == (
-        '(all:Pólya OR all:Polya) AND all:urn AND (all:"Erdős Rényi" OR all:"Erdos Renyi")')
+        '(all:Pólya OR all:Polya) AND all:urn AND (all:"Erdős Rényi" OR all:"Erdos Renyi")'
+    )
     assert b"P%C3%B3lya" in request.url.raw_path  # percent-encoded UTF-8 on the wire
 
 
@@ -85,8 +89,7 @@ async def test_crossref_client_year_from_recorded_answer_without_print_date(resp
     body = _crossref_message()
     for key in ("published-print", "published-online", "issued", "published"):
         body["message"].pop(key, None)
-    respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(
-        return_value=httpx.Response(200, json=body))
+    respx_mock.get(url__startswith=f"{CROSSREF}/works/").mock(return_value=httpx.Response(200, json=body))
     async with make_http() as http:
         paper = await CrossrefClient(http).work("10.1073/pnas.1414271111")
     assert paper is not None and paper.year is None  # not 2022 (deposited), not 2014 (created)
@@ -97,7 +100,8 @@ async def test_crossref_client_year_from_recorded_answer_without_print_date(resp
 
 def test_cp1252_smart_quotes_are_restored_and_other_controls_dropped() -> None:
     assert clean_text("the \x93optimal\x94 arm\x92s regret \x96 a bound") == (
-        "the \u201coptimal\u201d arm\u2019s regret \u2013 a bound")
+        "the \u201coptimal\u201d arm\u2019s regret \u2013 a bound"
+    )
     assert clean_text("ab\x00c\x07d\x81e\x1bf") == "abcdef"
     assert clean_text("line\x0bbreak\tand\ttab") == "line break and tab"
 
@@ -131,10 +135,16 @@ def test_s2_author_names_are_cleaned_too() -> None:
 def test_merged_year_follows_source_precedence_not_arrival_order() -> None:
     (arx,), _ = parse_feed(fixture("arxiv_idlist_1706.03762.xml"))
     assert arx.year == 2017 and arx.venue == "arXiv"
-    s2 = make_paper("semantic_scholar", title="Attention is All you Need", arxiv_id="1706.03762",
-                    year=2018, venue="Neural Information Processing Systems")
-    publisher = make_paper("crossref", title="Attention is all you need", arxiv_id="1706.03762",
-                           year=2019, venue="NeurIPS Proceedings")
+    s2 = make_paper(
+        "semantic_scholar",
+        title="Attention is All you Need",
+        arxiv_id="1706.03762",
+        year=2018,
+        venue="Neural Information Processing Systems",
+    )
+    publisher = make_paper(
+        "crossref", title="Attention is all you need", arxiv_id="1706.03762", year=2019, venue="NeurIPS Proceedings"
+    )
     for order in ([arx, s2, publisher], [publisher, arx, s2], [s2, publisher, arx]):
         (merged,) = dedupe(order)
         assert merged.year == 2019, [p.sources for p in order]

@@ -66,9 +66,7 @@ def message(content: list[dict[str, Any]], stop: str = "end_turn", **usage: int)
     }
 
 
-def error(
-    status: int, kind: str, text: str, headers: dict[str, str] | None = None
-) -> tuple[int, Any, dict[str, str]]:
+def error(status: int, kind: str, text: str, headers: dict[str, str] | None = None) -> tuple[int, Any, dict[str, str]]:
     return status, {"type": "error", "error": {"type": kind, "message": text}}, headers or {}
 
 
@@ -102,9 +100,7 @@ async def test_request_body_system_cache_control_tools_and_messages() -> None:
                 content=[ToolResultBlock(tool_use_id="toolu_1", content="2", is_error=True)],
             ),
         ],
-        tools=[
-            ToolSpec(name="sympy_eval", description="Evaluate", input_schema={"type": "object"})
-        ],
+        tools=[ToolSpec(name="sympy_eval", description="Evaluate", input_schema={"type": "object"})],
         temperature=0.2,
         max_tokens=777,
     )
@@ -124,9 +120,7 @@ async def test_request_body_system_cache_control_tools_and_messages() -> None:
         },
         {"type": "text", "text": "Memories: none."},
     ]
-    assert body["tools"] == [
-        {"name": "sympy_eval", "description": "Evaluate", "input_schema": {"type": "object"}}
-    ]
+    assert body["tools"] == [{"name": "sympy_eval", "description": "Evaluate", "input_schema": {"type": "object"}}]
     assert "tool_choice" not in body
     assert body["messages"][1]["content"] == [
         {"type": "text", "text": "Let me check."},
@@ -192,9 +186,7 @@ async def test_structured_output_is_a_forced_tool_call() -> None:
 
 
 async def test_output_tool_name_is_sanitized_and_bounded() -> None:
-    weird = type(
-        "Result[int] with spaces" + "x" * 80, (BaseModel,), {"__annotations__": {"a": int}}
-    )
+    weird = type("Result[int] with spaces" + "x" * 80, (BaseModel,), {"__annotations__": {"a": int}})
     server = Server(message([{"type": "text", "text": "{}"}]))
     await backend(server).complete(simple(output=weird))
     name = server.body()["tool_choice"]["name"]
@@ -220,9 +212,7 @@ async def test_tool_use_response() -> None:
     )
     resp = await backend(server).complete(simple())
     assert resp.stop_reason == "tool_use"
-    assert resp.tool_calls == [
-        ToolUseBlock(id="toolu_2", name="sympy_eval", input={"expr": "x**2"})
-    ]
+    assert resp.tool_calls == [ToolUseBlock(id="toolu_2", name="sympy_eval", input={"expr": "x**2"})]
     assert resp.text == "I'll compute."
 
 
@@ -276,17 +266,13 @@ async def test_retryable_statuses(status: int, kind: str) -> None:
 
 
 async def test_retry_after_http_date_is_parsed() -> None:
-    server = Server(
-        error(429, "rate_limit_error", "x", {"retry-after": "Wed, 21 Oct 2099 07:28:00 GMT"})
-    )
+    server = Server(error(429, "rate_limit_error", "x", {"retry-after": "Wed, 21 Oct 2099 07:28:00 GMT"}))
     with pytest.raises(LLMRetryableError) as info:
         await backend(server).complete(simple())
     assert info.value.retry_after is not None and info.value.retry_after > 86_400
 
 
-@pytest.mark.parametrize(
-    ("status", "kind"), [(400, "invalid_request_error"), (404, "not_found_error"), (422, "x")]
-)
+@pytest.mark.parametrize(("status", "kind"), [(400, "invalid_request_error"), (404, "not_found_error"), (422, "x")])
 async def test_fatal_statuses(status: int, kind: str) -> None:
     server = Server(error(status, kind, "model: field required"))
     with pytest.raises(LLMFatalError) as info:
@@ -308,9 +294,7 @@ async def test_auth_errors(status: int) -> None:
 
 
 async def test_classification_ignores_message_text() -> None:
-    misleading = Server(
-        error(400, "invalid_request_error", "rate limit overloaded, retry later (529)")
-    )
+    misleading = Server(error(400, "invalid_request_error", "rate limit overloaded, retry later (529)"))
     with pytest.raises(LLMFatalError):
         await backend(misleading).complete(simple())
     retryable = Server(error(429, "rate_limit_error", "invalid request: authentication failed"))

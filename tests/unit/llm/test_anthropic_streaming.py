@@ -36,23 +36,43 @@ def sse(*events: dict[str, Any]) -> bytes:
 
 
 def start(input_tokens: int = 150, cache_read: int = 40) -> dict[str, Any]:
-    return {"type": "message_start", "message": {
-        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6", "content": [],
-        "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": input_tokens, "output_tokens": 1, "cache_read_input_tokens": cache_read,
-                  "cache_creation_input_tokens": 0}}}
+    return {
+        "type": "message_start",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-6",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": input_tokens,
+                "output_tokens": 1,
+                "cache_read_input_tokens": cache_read,
+                "cache_creation_input_tokens": 0,
+            },
+        },
+    }
 
 
 def text_events(pieces: list[str]) -> list[dict[str, Any]]:
-    return [{"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-            *({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}} for p in pieces),
-            {"type": "content_block_stop", "index": 0}]
+    return [
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        *({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}} for p in pieces),
+        {"type": "content_block_stop", "index": 0},
+    ]
 
 
 def end(stop: str = "end_turn", output_tokens: int = 27) -> list[dict[str, Any]]:
-    return [{"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-             "usage": {"output_tokens": output_tokens}},
-            {"type": "message_stop"}]
+    return [
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": stop, "stop_sequence": None},
+            "usage": {"output_tokens": output_tokens},
+        },
+        {"type": "message_stop"},
+    ]
 
 
 class Server:
@@ -71,8 +91,13 @@ class Server:
 def session(server: Server, tmp_path: Path, stream: str = "true") -> SessionLLM:
     settings = Settings(anthropic_api_key=KEY, llm_stream=stream)
     client = anthropic.DefaultAsyncHttpxClient(transport=hx.MockTransport(server))
-    return SessionLLM(AnthropicBackend(settings, http_client=client), UsageLedger(tmp_path / "usage.json"),
-                      tmp_path / "llm_log.jsonl", max_retries=2, sleep=_no_sleep)
+    return SessionLLM(
+        AnthropicBackend(settings, http_client=client),
+        UsageLedger(tmp_path / "usage.json"),
+        tmp_path / "llm_log.jsonl",
+        max_retries=2,
+        sleep=_no_sleep,
+    )
 
 
 async def _no_sleep(seconds: float) -> None:
@@ -80,8 +105,12 @@ async def _no_sleep(seconds: float) -> None:
 
 
 def ask() -> LLMRequest:
-    return LLMRequest(role="prover", system_stable="You prove lemmas.",
-                      messages=[Message(role="user", content="Prove lemma 3.")], max_tokens=512)
+    return LLMRequest(
+        role="prover",
+        system_stable="You prove lemmas.",
+        messages=[Message(role="user", content="Prove lemma 3.")],
+        max_tokens=512,
+    )
 
 
 async def test_streamed_text_usage_and_progress(tmp_path: Path) -> None:
@@ -102,11 +131,16 @@ async def test_streamed_text_usage_and_progress(tmp_path: Path) -> None:
 
 async def test_streamed_structured_output_is_the_forced_tool_input(tmp_path: Path) -> None:
     args = json.dumps({"lemma": "L3", "constant": 2.5})
-    tool = [{"type": "content_block_start", "index": 0, "content_block": {
-                "type": "tool_use", "id": "tu_1", "name": "submit_Bound", "input": {}}},
-            {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": args[:9]}},
-            {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": args[9:]}},
-            {"type": "content_block_stop", "index": 0}]
+    tool = [
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "tu_1", "name": "submit_Bound", "input": {}},
+        },
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": args[:9]}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": args[9:]}},
+        {"type": "content_block_stop", "index": 0},
+    ]
     llm = session(Server(sse(start(), *tool, *end("tool_use"))), tmp_path)
     assert await llm.structured(ask(), Bound) == Bound(lemma="L3", constant=2.5)
 
@@ -133,9 +167,16 @@ async def test_an_overloaded_error_event_inside_a_stream_is_retryable(tmp_path: 
 
 
 async def test_stream_false_keeps_the_whole_reply(tmp_path: Path) -> None:
-    whole = {"id": "m", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6",
-             "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "stop_sequence": None,
-             "usage": {"input_tokens": 10, "output_tokens": 2}}
+    whole = {
+        "id": "m",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-6",
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 2},
+    }
     server = Server((200, whole))
     response = await session(server, tmp_path, stream="false").complete(ask())
     assert response.text == "ok" and "stream" not in json.loads(server.requests[0].content)

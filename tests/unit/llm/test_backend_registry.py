@@ -58,8 +58,12 @@ class FakeEP:
 
 @pytest.fixture
 def plugins(monkeypatch: pytest.MonkeyPatch) -> None:
-    eps = [FakeEP("echo", SPEC), FakeEP("broken", ImportError("no module named pkg")),
-           FakeEP("anthropic", BackendSpec("anthropic", Echo)), FakeEP("factory", lambda: BackendSpec("factory", Echo))]
+    eps = [
+        FakeEP("echo", SPEC),
+        FakeEP("broken", ImportError("no module named pkg")),
+        FakeEP("anthropic", BackendSpec("anthropic", Echo)),
+        FakeEP("factory", lambda: BackendSpec("factory", Echo)),
+    ]
 
     def fake(group: str) -> list[FakeEP]:
         return eps if group == "eurekaclaw.llm_backends" else []

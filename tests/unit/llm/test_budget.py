@@ -108,8 +108,10 @@ async def test_token_budget_caps_an_unpriced_model(tmp_path: Path) -> None:
 
 async def test_priced_by_the_configured_model_not_the_echoed_name(tmp_path: Path) -> None:
     # the server answers as a cheap, unknown model; the session asked for Sonnet: Sonnet prices
-    llm = SessionLLM(Named(SONNET, name="anthropic", default=reply(model="cheap-echo")),
-                     UsageLedger(tmp_path / "usage.json", budget_usd=1.0))
+    llm = SessionLLM(
+        Named(SONNET, name="anthropic", default=reply(model="cheap-echo")),
+        UsageLedger(tmp_path / "usage.json", budget_usd=1.0),
+    )
     await llm.complete(ask())
     assert llm.ledger.cost == pytest.approx(0.0045) and llm.ledger.cost_known
     # and an unknown configured model stays unknown even when the server echoes a priced name
@@ -161,14 +163,25 @@ async def test_failed_attempts_and_unknown_cost_in_usage_json(tmp_path: Path) ->
 
 
 def test_cli_budget_without_price_exits_3_before_any_session(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_COMPAT_", "LLM_", "EUREKACLAW_"))}
-    env.update({
-        "EUREKACLAW_DIR": str(tmp_path), "COLUMNS": "200", "NO_COLOR": "1",
-        "OPENAI_COMPAT_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_COMPAT_MODEL": "my-vllm-model",
-    })
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_COMPAT_", "LLM_", "EUREKACLAW_"))
+    }
+    env.update(
+        {
+            "EUREKACLAW_DIR": str(tmp_path),
+            "COLUMNS": "200",
+            "NO_COLOR": "1",
+            "OPENAI_COMPAT_BASE_URL": "http://127.0.0.1:9/v1",
+            "OPENAI_COMPAT_MODEL": "my-vllm-model",
+        }
+    )
     proc = subprocess.run(
         [sys.executable, "-m", "eurekaclaw", "prove", "x >= 0 for x >= 0", "--budget-usd", "0.01"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
     )
     assert proc.returncode == 3, proc.stderr
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
@@ -183,22 +196,43 @@ def test_sessions_lists_unknown_cost_as_unknown(tmp_path: Path) -> None:
     ws = Workspace(tmp_path)
     unknown, known = ws.new_session(), ws.new_session()
     for session, cost_known in ((unknown, False), (known, True)):
-        session.save_meta(SessionMeta(session_id=session.session_id, mode="prove", statement=session.session_id,
-                                      status="completed", cost_usd=0.0125))
+        session.save_meta(
+            SessionMeta(
+                session_id=session.session_id,
+                mode="prove",
+                statement=session.session_id,
+                status="completed",
+                cost_usd=0.0125,
+            )
+        )
         UsageLedger(session.file("usage.json")).save()
         data = json.loads(session.file("usage.json").read_text())
         data["cost_known"] = cost_known
         session.file("usage.json").write_text(json.dumps(data))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_COMPAT_", "LLM_"))}
     env.update({"EUREKACLAW_DIR": str(tmp_path), "COLUMNS": "250", "NO_COLOR": "1"})
-    proc = subprocess.run([sys.executable, "-m", "eurekaclaw", "sessions"], capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "eurekaclaw", "sessions"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     rows = {ln.split("│")[1].strip(): ln for ln in proc.stdout.splitlines() if ln.count("│") > 3}
     assert "unknown" in rows[unknown.session_id] and "$0.0125" not in rows[unknown.session_id]
     assert "$0.0125" in rows[known.session_id]
-    listed = json.loads(subprocess.run([sys.executable, "-m", "eurekaclaw", "sessions", "--json"], capture_output=True,
-                                       text=True, env=env, cwd=tmp_path, timeout=120).stdout)
+    listed = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "eurekaclaw", "sessions", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+        ).stdout
+    )
     by_id = {row["session_id"]: row for row in listed}
     assert by_id[unknown.session_id]["cost_usd"] is None and by_id[known.session_id]["cost_usd"] == 0.0125
 

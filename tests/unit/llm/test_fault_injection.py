@@ -20,11 +20,22 @@ from eurekaclaw.llm.types import LLMRequest, Message
 from eurekaclaw.store.files import read_jsonl
 
 EXPECTED_REASON = {
-    "http_429_seconds": "rate_limited", "http_429_ms": "rate_limited", "http_429_date": "rate_limited",
-    "http_408": "http_408", "http_409": "http_409", "http_500": "http_500", "http_502": "http_502",
-    "http_503": "http_503", "http_504": "http_504", "http_529": "overloaded", "timeout": "timeout",
-    "reset": "connection", "non_json_200": "bad_body", "truncated_json_200": "bad_body",
-    "error_in_200": "error_in_body", "no_choices_200": "no_choices",
+    "http_429_seconds": "rate_limited",
+    "http_429_ms": "rate_limited",
+    "http_429_date": "rate_limited",
+    "http_408": "http_408",
+    "http_409": "http_409",
+    "http_500": "http_500",
+    "http_502": "http_502",
+    "http_503": "http_503",
+    "http_504": "http_504",
+    "http_529": "overloaded",
+    "timeout": "timeout",
+    "reset": "connection",
+    "non_json_200": "bad_body",
+    "truncated_json_200": "bad_body",
+    "error_in_200": "error_in_body",
+    "no_choices_200": "no_choices",
 }
 RETRY_MAX_S = 30.0
 
@@ -35,12 +46,23 @@ class Sleeps(list[float]):
 
 
 def client(srv: FaultServer, tmp_path: Path, max_retries: int, total_s: float = 900.0) -> tuple[SessionLLM, Sleeps]:
-    settings = Settings(openai_compat_base_url=srv.base_url, openai_compat_model="my-model", llm_timeout_s=2.0,
-                        openai_compat_api_key="sk-or-v1-abcdef0123456789abcdef")
+    settings = Settings(
+        openai_compat_base_url=srv.base_url,
+        openai_compat_model="my-model",
+        llm_timeout_s=2.0,
+        openai_compat_api_key="sk-or-v1-abcdef0123456789abcdef",
+    )
     sleeps = Sleeps()
-    llm = SessionLLM(OpenAICompatBackend(settings), UsageLedger(tmp_path / "usage.json"), tmp_path / "llm_log.jsonl",
-                     max_retries=max_retries, retry_base_s=1.0, retry_max_s=RETRY_MAX_S, retry_total_s=total_s,
-                     sleep=sleeps)
+    llm = SessionLLM(
+        OpenAICompatBackend(settings),
+        UsageLedger(tmp_path / "usage.json"),
+        tmp_path / "llm_log.jsonl",
+        max_retries=max_retries,
+        retry_base_s=1.0,
+        retry_max_s=RETRY_MAX_S,
+        retry_total_s=total_s,
+        sleep=sleeps,
+    )
     return llm, sleeps
 
 
@@ -79,8 +101,9 @@ async def test_each_fault_kind_is_retried_once_and_recorded(kind: str, tmp_path:
     assert "sk-or-v1-abcdef" not in raw
 
 
-@pytest.mark.parametrize(("status", "error"), [(400, LLMFatalError), (401, LLMAuthError), (403, LLMAuthError),
-                                               (404, LLMFatalError)])
+@pytest.mark.parametrize(
+    ("status", "error"), [(400, LLMFatalError), (401, LLMAuthError), (403, LLMAuthError), (404, LLMFatalError)]
+)
 async def test_definite_4xx_are_never_retried(status: int, error: type, tmp_path: Path) -> None:
     with FaultServer(plan=[f"http_{status}"]) as srv:
         llm, sleeps = client(srv, tmp_path, max_retries=5)
@@ -109,8 +132,9 @@ async def test_attempts_and_total_wait_are_bounded(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("rate", "max_retries", "seed"), [(0.3, 6, 1), (0.5, 8, 2)])
-async def test_mixed_fault_rates_complete_within_the_retry_bound(rate: float, max_retries: int, seed: int,
-                                                                  tmp_path: Path) -> None:
+async def test_mixed_fault_rates_complete_within_the_retry_bound(
+    rate: float, max_retries: int, seed: int, tmp_path: Path
+) -> None:
     calls = 40
     with FaultServer(rate=rate, seed=seed) as srv:
         llm, sleeps = client(srv, tmp_path, max_retries=max_retries)

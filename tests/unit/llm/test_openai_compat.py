@@ -97,8 +97,14 @@ class Retrying:
 
         self.inner = inner
         s = inner.settings
-        self.llm = SessionLLM(inner, UsageLedger(None), max_retries=s.llm_max_retries, retry_base_s=0.5,
-                              retry_max_s=s.llm_retry_max_s, sleep=sleeps)
+        self.llm = SessionLLM(
+            inner,
+            UsageLedger(None),
+            max_retries=s.llm_max_retries,
+            retry_base_s=0.5,
+            retry_max_s=s.llm_retry_max_s,
+            sleep=sleeps,
+        )
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -145,16 +151,12 @@ async def test_request_body_messages_tools_and_auth() -> None:
                 ],
             ),
         ],
-        tools=[
-            ToolSpec(name="sympy_eval", description="Evaluate", input_schema={"type": "object"})
-        ],
+        tools=[ToolSpec(name="sympy_eval", description="Evaluate", input_schema={"type": "object"})],
         temperature=0.3,
         max_tokens=321,
         tier="fast",
     )
-    resp = await backend(
-        server, openai_compat_api_key=KEY, openai_compat_fast_model="qwen-small"
-    ).complete(req)
+    resp = await backend(server, openai_compat_api_key=KEY, openai_compat_fast_model="qwen-small").complete(req)
     sent = server.requests[0]
     body = server.body()
     assert str(sent.url) == f"{BASE}/chat/completions"
@@ -208,9 +210,7 @@ async def test_structured_json_schema_mode() -> None:
 
 
 async def test_structured_tool_mode_is_a_forced_function_call() -> None:
-    server = Server(
-        completion(None, "tool_calls", [call("submit_Bound", '{"lemma": "L2", "constant": 1.5}')])
-    )
+    server = Server(completion(None, "tool_calls", [call("submit_Bound", '{"lemma": "L2", "constant": 1.5}')]))
     resp = await backend(server, openai_compat_structured="tool").complete(simple(output=Bound))
     body = server.body()
     assert body["tool_choice"] == {"type": "function", "function": {"name": "submit_Bound"}}
@@ -235,9 +235,7 @@ async def test_structured_prompt_mode_puts_schema_in_system_and_parses_text() ->
 
 async def test_tool_calls_are_parsed() -> None:
     server = Server(
-        completion(
-            None, "tool_calls", [call("sympy_eval", '{"expr": "x**2"}'), call("bad", "{oops", "c2")]
-        )
+        completion(None, "tool_calls", [call("sympy_eval", '{"expr": "x**2"}'), call("bad", "{oops", "c2")])
     )
     resp = await backend(server).complete(simple())
     assert resp.stop_reason == "tool_use"
@@ -261,9 +259,7 @@ async def test_length_is_max_tokens_and_cached_tokens_are_split_out() -> None:
 
 async def test_429_then_success_honours_retry_after_seconds() -> None:
     sleeps = Sleeps()
-    server = Server(
-        (429, {"error": {"message": "slow down"}}, {"Retry-After": "3"}), completion("after")
-    )
+    server = Server((429, {"error": {"message": "slow down"}}, {"Retry-After": "3"}), completion("after"))
     resp = await backend(server, sleeps).complete(simple())
     assert resp.text == "after"
     assert sleeps == [3.0]
@@ -337,9 +333,7 @@ async def test_error_inside_a_200_body_is_classified_by_its_code() -> None:
     assert (await backend(server, sleeps).complete(simple())).text == "ok"
     assert len(sleeps) == 1
     with pytest.raises(LLMFatalError) as info:
-        await backend(Server({"error": {"code": 400, "message": "bad tool schema"}})).complete(
-            simple()
-        )
+        await backend(Server({"error": {"code": 400, "message": "bad tool schema"}})).complete(simple())
     assert "bad tool schema" in info.value.message
 
 

@@ -38,10 +38,21 @@ class Sleeps(list[float]):
 
 
 def session(srv: FaultServer, tmp_path: Path, stream: str = "true", retries: int = 3, **ledger: Any) -> SessionLLM:
-    settings = Settings(openai_compat_base_url=srv.base_url, openai_compat_model="my-model", llm_timeout_s=2.0,
-                        llm_stream=stream, openai_compat_api_key="sk-or-v1-abcdef0123456789abcdef")
-    return SessionLLM(OpenAICompatBackend(settings), UsageLedger(tmp_path / "usage.json", **ledger),
-                      tmp_path / "llm_log.jsonl", max_retries=retries, retry_base_s=1.0, sleep=Sleeps())
+    settings = Settings(
+        openai_compat_base_url=srv.base_url,
+        openai_compat_model="my-model",
+        llm_timeout_s=2.0,
+        llm_stream=stream,
+        openai_compat_api_key="sk-or-v1-abcdef0123456789abcdef",
+    )
+    return SessionLLM(
+        OpenAICompatBackend(settings),
+        UsageLedger(tmp_path / "usage.json", **ledger),
+        tmp_path / "llm_log.jsonl",
+        max_retries=retries,
+        retry_base_s=1.0,
+        sleep=Sleeps(),
+    )
 
 
 def ask() -> LLMRequest:
@@ -84,8 +95,11 @@ async def test_streamed_structured_output_in_each_mode(tmp_path: Path) -> None:
         out = completion(args)
         if body.get("tool_choice"):  # tool mode: the answer is the forced call's arguments, in pieces
             name = body["tool_choice"]["function"]["name"]
-            out["choices"][0]["message"] = {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": name, "arguments": args}}]}
+            out["choices"][0]["message"] = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": name, "arguments": args}}],
+            }
             out["choices"][0]["finish_reason"] = "tool_calls"
         return out
 
@@ -190,8 +204,9 @@ def _refusing_server(requests: list[dict[str, Any]]) -> httpx.MockTransport:
 
 async def test_auto_streaming_falls_back_to_whole_replies_when_the_server_refuses_it(tmp_path: Path) -> None:
     requests: list[dict[str, Any]] = []
-    settings = Settings(openai_compat_base_url="http://old.example/v1", openai_compat_model="my-model",
-                        llm_stream="auto")
+    settings = Settings(
+        openai_compat_base_url="http://old.example/v1", openai_compat_model="my-model", llm_stream="auto"
+    )
     backend = OpenAICompatBackend(settings, transport=_refusing_server(requests))
     with watching(lambda tokens: None):  # a live display watches: auto asks for a stream
         first = await backend.complete(ask())
@@ -203,8 +218,9 @@ async def test_auto_streaming_falls_back_to_whole_replies_when_the_server_refuse
 
 async def test_an_explicit_stream_setting_is_not_silently_dropped(tmp_path: Path) -> None:
     requests: list[dict[str, Any]] = []
-    settings = Settings(openai_compat_base_url="http://old.example/v1", openai_compat_model="my-model",
-                        llm_stream="true")
+    settings = Settings(
+        openai_compat_base_url="http://old.example/v1", openai_compat_model="my-model", llm_stream="true"
+    )
     backend = OpenAICompatBackend(settings, transport=_refusing_server(requests))
     with pytest.raises(LLMFatalError) as info:
         await backend.complete(ask())

@@ -24,8 +24,10 @@ from eurekaclaw.llm.types import LLMRequest, Message
 PACKAGE = Path(eurekaclaw.__file__).resolve().parent
 # `ask_structured(request, Model)`, `.structured(request, Model)`, `_ask(request, Model, what)`,
 # `ask_with_tools(agent, request, Model, …)`, `output=Model`
-CALL = re.compile(r"(?:ask_structured|\.structured|\b_ask|\bask_with_tools)\([^()]*?(?:\([^()]*\))?[^()]*?,\s*([A-Z]\w+)[,)]"
-                  r"|output=([A-Z]\w+)")
+CALL = re.compile(
+    r"(?:ask_structured|\.structured|\b_ask|\bask_with_tools)\([^()]*?(?:\([^()]*\))?[^()]*?,\s*([A-Z]\w+)[,)]"
+    r"|output=([A-Z]\w+)"
+)
 
 
 def _output_models() -> dict[str, type[BaseModel]]:

@@ -52,15 +52,11 @@ class Sleeps(list[float]):
 
 
 def ask(text: str = "Prove it.", **kw: Any) -> LLMRequest:
-    return LLMRequest(
-        role=kw.pop("role", "prover"), messages=[Message(role="user", content=text)], **kw
-    )
+    return LLMRequest(role=kw.pop("role", "prover"), messages=[Message(role="user", content=text)], **kw)
 
 
 def billed(text: str, input_tokens: int = 1000, output_tokens: int = 100) -> LLMResponse:
-    return LLMResponse(
-        text=text, usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens)
-    )
+    return LLMResponse(text=text, usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens))
 
 
 # --- budget -------------------------------------------------------------------------------------
@@ -85,9 +81,7 @@ async def test_budget_gate_refuses_worst_case_and_records_nothing(tmp_path: Path
 async def test_budget_counts_what_was_spent(tmp_path: Path) -> None:
     # each call really costs 1000*3/M + 100*15/M = $0.0045; once the prover has replied, a call
     # is estimated at ~53 prompt tokens plus 1.5 x its mean reply (166 tokens) = $0.00265
-    llm = SessionLLM(
-        PricedScripted(default=billed("x")), UsageLedger(tmp_path / "usage.json", budget_usd=0.02)
-    )
+    llm = SessionLLM(PricedScripted(default=billed("x")), UsageLedger(tmp_path / "usage.json", budget_usd=0.02))
     spent = 0
     with pytest.raises(BudgetExceededError):
         for _ in range(10):
@@ -102,9 +96,7 @@ async def test_concurrent_calls_overspend_by_at_most_one_call(tmp_path: Path) ->
     # Each call's estimate (~$0.0024) is far below its worst case (~$0.0047): calls run side by
     # side while the estimates fit, but never so many that, all at their worst, spending could
     # pass the budget by more than one call. Each really costs $0.0045.
-    backend = PricedScripted(
-        rules=[{"contains": "Prove", "reply": billed("slow"), "delay_s": 0.05}]
-    )
+    backend = PricedScripted(rules=[{"contains": "Prove", "reply": billed("slow"), "delay_s": 0.05}])
     llm = SessionLLM(backend, UsageLedger(None, budget_usd=0.009))
     results = await asyncio.gather(
         *(llm.complete(ask(f"Prove {i}", max_tokens=300)) for i in range(4)),
@@ -250,9 +242,7 @@ async def test_outer_retry_on_retryable_error_with_injected_sleep(tmp_path: Path
     backend = ScriptedBackend(responder=respond)
     sleeps = Sleeps()
     log_path = tmp_path / "llm_log.jsonl"
-    llm = SessionLLM(
-        backend, UsageLedger(None), log_path, retry_base_s=10.0, retry_max_s=300.0, sleep=sleeps
-    )
+    llm = SessionLLM(backend, UsageLedger(None), log_path, retry_base_s=10.0, retry_max_s=300.0, sleep=sleeps)
     resp = await llm.complete(ask())
     assert resp.text == "finally"
     assert len(backend.calls) == 3
@@ -285,9 +275,7 @@ async def test_outer_retries_give_up_and_fatal_errors_are_not_retried() -> None:
 
 
 async def test_structured_repairs_once_then_raises() -> None:
-    backend = ScriptedBackend(
-        rules=[{"output": "Bound", "replies": [{"lemma": "L1"}, {"constant": 1}]}]
-    )
+    backend = ScriptedBackend(rules=[{"output": "Bound", "replies": [{"lemma": "L1"}, {"constant": 1}]}])
     llm = SessionLLM(backend, UsageLedger(None))
     with pytest.raises(LLMOutputError) as info:
         await llm.structured(ask(), Bound)
@@ -295,12 +283,8 @@ async def test_structured_repairs_once_then_raises() -> None:
     assert len(backend.calls) == 2
     assert "constant" in backend.calls[1].messages[-1].text()
 
-    ok = ScriptedBackend(
-        rules=[{"output": "Bound", "replies": ["not json at all", '{"lemma": "L", "constant": 2}']}]
-    )
-    assert await SessionLLM(ok, UsageLedger(None)).structured(ask(), Bound) == Bound(
-        lemma="L", constant=2
-    )
+    ok = ScriptedBackend(rules=[{"output": "Bound", "replies": ["not json at all", '{"lemma": "L", "constant": 2}']}])
+    assert await SessionLLM(ok, UsageLedger(None)).structured(ask(), Bound) == Bound(lemma="L", constant=2)
 
 
 class Gap(BaseModel):
@@ -313,8 +297,10 @@ GAP_SYSTEM = 'Reply with {"gap_analysis": "<a few paragraphs>", "open_questions"
 
 async def test_a_reply_that_copies_the_prompts_placeholders_is_repaired_or_refused() -> None:
     echo = {"gap_analysis": "<a few paragraphs>", "open_questions": ["<precise question>"]}
-    real = {"gap_analysis": "Nothing bounds the regret of UCB-V under heavy tails.",
-            "open_questions": ["Does UCB-V keep log T regret with infinite variance?"]}
+    real = {
+        "gap_analysis": "Nothing bounds the regret of UCB-V under heavy tails.",
+        "open_questions": ["Does UCB-V keep log T regret with infinite variance?"],
+    }
     request = LLMRequest(role="survey", system_stable=GAP_SYSTEM, messages=[Message(role="user", content="gap?")])
     repaired = ScriptedBackend(rules=[{"output": "Gap", "replies": [echo, real]}])
     assert (await SessionLLM(repaired, UsageLedger(None)).structured(request, Gap)).gap_analysis == real["gap_analysis"]
@@ -346,9 +332,7 @@ async def test_replay_reproduces_a_scripted_run(tmp_path: Path) -> None:
     recorded = SessionLLM(script, UsageLedger(None), log_path)
 
     async def run(llm: SessionLLM) -> tuple[set[str], Bound, str]:
-        twins = await asyncio.gather(
-            llm.complete(ask("twin request")), llm.complete(ask("twin request"))
-        )
+        twins = await asyncio.gather(llm.complete(ask("twin request")), llm.complete(ask("twin request")))
         bound = await llm.structured(ask("bound please"), Bound)
         paper = await llm.complete(ask("write", role="writer"))
         return {t.text for t in twins}, bound, paper.text

@@ -85,8 +85,15 @@ def argmax(values: list[float]) -> int:
 
 
 def run_reference(
-    policy: str, family: str, means: list[float], horizon: int, runs: int, seed: int,
-    params: dict | None = None, sigma: float = 1.0, rng_seed: int = 12345,
+    policy: str,
+    family: str,
+    means: list[float],
+    horizon: int,
+    runs: int,
+    seed: int,
+    params: dict | None = None,
+    sigma: float = 1.0,
+    rng_seed: int = 12345,
 ) -> tuple[list[float], list[list[int]]]:
     """(final pseudo-regret of each run, pull counts of each run)."""
     params = params or {}
@@ -190,8 +197,16 @@ def beta_quantile(a: float, b: float, level: float, iters: int = 200) -> float:
 
 
 def run_detailed(
-    policy: str, family: str, means: list[float], horizon: int, runs: int, seed: int,
-    params: dict, sigma: float = 1.0, alpha: float = 2.5, rng_seed: int = 12345,
+    policy: str,
+    family: str,
+    means: list[float],
+    horizon: int,
+    runs: int,
+    seed: int,
+    params: dict,
+    sigma: float = 1.0,
+    alpha: float = 2.5,
+    rng_seed: int = 12345,
     changes: list[tuple[int, list[float]]] | None = None,
 ) -> list[dict]:
     """Per run: pseudo-regret, realised regret, rate of optimal pulls and pull counts, for the
@@ -213,8 +228,7 @@ def run_detailed(
             for when, new in changes or []:
                 if when == t:
                     mu = list(new)
-            a, prob = choose_detailed(policy, t, n, s, samples, history, state, K, horizon, params, rng,
-                                      family, sigma)
+            a, prob = choose_detailed(policy, t, n, s, samples, history, state, K, horizon, params, rng, family, sigma)
             n[a] += 1
             x = reward(family, mu[a], keys[a], n[a], sigma, alpha)
             s[a] += x
@@ -247,16 +261,18 @@ def choose_detailed(policy, t, n, s, samples, history, state, K, T, params, rng,
         return argmax([kl_upper(mean[i], n[i], log_t, fam) for i in range(K)]), None
     if policy == "imed":
         best = max(mean)
-        idx = [n[i] * (kl_family(mean[i], best, family, params.get("sigma", sigma)) if mean[i] < best else 0.0)
-               + math.log(n[i]) for i in range(K)]
+        idx = [
+            n[i] * (kl_family(mean[i], best, family, params.get("sigma", sigma)) if mean[i] < best else 0.0)
+            + math.log(n[i])
+            for i in range(K)
+        ]
         return argmax([-v for v in idx]), None
     if policy == "robust_ucb":
         eps, u = params["eps"], params["u"]
         level = math.log(t * t)
         idx = []
         for i in range(K):
-            kept = sum(x for j, x in enumerate(samples[i], start=1)
-                       if abs(x) <= (u * j / level) ** (1 / (1 + eps)))
+            kept = sum(x for j, x in enumerate(samples[i], start=1) if abs(x) <= (u * j / level) ** (1 / (1 + eps)))
             idx.append(kept / n[i] + 4 * u ** (1 / (1 + eps)) * (level / n[i]) ** (eps / (1 + eps)))
         return argmax(idx), None
     if policy in ("exp3", "exp3_ix"):
@@ -276,15 +292,18 @@ def choose_detailed(policy, t, n, s, samples, history, state, K, T, params, rng,
         recent = history[-tau:]
         nw = [sum(1 for a, _ in recent if a == i) for i in range(K)]
         sw = [sum(x for a, x in recent if a == i) for i in range(K)]
-        idx = [math.inf if nw[i] == 0 else sw[i] / nw[i] + B * math.sqrt(xi * math.log(min(t, tau)) / nw[i])
-               for i in range(K)]
+        idx = [
+            math.inf if nw[i] == 0 else sw[i] / nw[i] + B * math.sqrt(xi * math.log(min(t, tau)) / nw[i])
+            for i in range(K)
+        ]
         return argmax(idx), None
     if policy == "d_ucb":
         xi, B = params.get("xi", 0.6), params.get("B", 1.0)
         N, S = state["N"], state["S"]
         total = max(sum(N), 1.0)
-        idx = [math.inf if N[i] == 0 else S[i] / N[i] + 2 * B * math.sqrt(xi * math.log(total) / N[i])
-               for i in range(K)]
+        idx = [
+            math.inf if N[i] == 0 else S[i] / N[i] + 2 * B * math.sqrt(xi * math.log(total) / N[i]) for i in range(K)
+        ]
         return argmax(idx), None
     raise ValueError(policy)
 

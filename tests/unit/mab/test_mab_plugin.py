@@ -59,8 +59,12 @@ def test_skills_have_front_matter_and_bodies():
         assert meta.agent_roles and meta.pipeline_stages and meta.description
         assert len(record.body) > 400
         names.add(meta.name)
-    assert {"ucb-regret-analysis", "thompson-sampling-analysis", "lower-bounds-change-of-measure",
-            "bandit-simulation-checks"} <= names
+    assert {
+        "ucb-regret-analysis",
+        "thompson-sampling-analysis",
+        "lower-bounds-change-of-measure",
+        "bandit-simulation-checks",
+    } <= names
 
 
 def test_benchmark_problems_per_level():
@@ -87,14 +91,24 @@ def test_workflow_hint_mentions_notation_and_pitfalls():
 async def test_tools_are_registered_and_answer_in_json():
     registry = ToolRegistry()
     MABPlugin().register_tools(registry)
-    assert {"mab_confidence_radius", "mab_kl", "mab_lai_robbins", "mab_regret_decomposition",
-            "mab_known_bounds", "simulate_bandit"} <= set(registry.names())
+    assert {
+        "mab_confidence_radius",
+        "mab_kl",
+        "mab_lai_robbins",
+        "mab_regret_decomposition",
+        "mab_known_bounds",
+        "simulate_bandit",
+    } <= set(registry.names())
     text, is_error = await registry.call("mab_known_bounds", {"means": [0.9, 0.8], "horizon": 1000})
     assert not is_error and json.loads(text)["bounds"]["ucb1_auer2002"]["value"] > 0
-    text, is_error = await registry.call("simulate_bandit", {"means": [0.9, 0.5], "policy": "ucb1", "horizon": 500, "runs": 10})
+    text, is_error = await registry.call(
+        "simulate_bandit", {"means": [0.9, 0.5], "policy": "ucb1", "horizon": 500, "runs": 10}
+    )
     out = json.loads(text)
     assert not is_error and out["curve"]["t"][-1] == 500 and len(out["mean_pulls"]) == 2
-    text, is_error = await registry.call("simulate_bandit", {"means": [0.5] * 100, "policy": "kl_ucb", "horizon": 1_000_000, "runs": 1000})
+    text, is_error = await registry.call(
+        "simulate_bandit", {"means": [0.5] * 100, "policy": "kl_ucb", "horizon": 1_000_000, "runs": 1000}
+    )
     assert is_error and "exceeds the tool limit" in json.loads(text)["error"]
     text, is_error = await registry.call("mab_confidence_radius", {"kind": "bernstein", "n": 10, "delta": 0.1})
     assert is_error and "variance is required" in json.loads(text)["error"]

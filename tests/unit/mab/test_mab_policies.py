@@ -36,8 +36,10 @@ def test_kl_indexes_match_bisection():
     mean = rng.random(200) * 4 + 0.01
     n = np.floor(10 ** rng.uniform(0, 5, 200))
     level = math.log(5000.0)
-    for index, fam, kl in ((klucb_exponential_index, "exponential", kl_exponential),
-                           (klucb_poisson_index, "poisson", kl_poisson)):
+    for index, fam, kl in (
+        (klucb_exponential_index, "exponential", kl_exponential),
+        (klucb_poisson_index, "poisson", kl_poisson),
+    ):
         got = index(mean, n, level)
         want = np.array([kl_upper(m, c, level, fam) for m, c in zip(mean, n, strict=True)])
         np.testing.assert_allclose(got, want, rtol=1e-9)
@@ -60,8 +62,11 @@ DETERMINISTIC = [
 ]
 
 
-@pytest.mark.parametrize(("policy", "family", "means", "params", "horizon", "runs"), DETERMINISTIC,
-                         ids=[f"{c[0]}-{c[1]}" for c in DETERMINISTIC])
+@pytest.mark.parametrize(
+    ("policy", "family", "means", "params", "horizon", "runs"),
+    DETERMINISTIC,
+    ids=[f"{c[0]}-{c[1]}" for c in DETERMINISTIC],
+)
 def test_deterministic_policies_equal_reference(policy, family, means, params, horizon, runs):
     res = simulate(family, means, policy, horizon, runs, seed=11, params=dict(params), block=8)
     want = run_detailed(policy, family, means, horizon, runs, seed=11, params=res.params)
@@ -86,8 +91,9 @@ def test_exp3_agrees_with_reference_within_three_standard_errors(policy):
 CHANGES = [(400, [0.2, 0.5, 0.45, 0.8]), (900, [0.6, 0.9, 0.1, 0.3])]
 
 
-@pytest.mark.parametrize(("policy", "params"), [("ucb1", {}), ("sw_ucb", {"tau": 120}), ("d_ucb", {"gamma": 0.98}),
-                                                ("sw_ucb", {})])
+@pytest.mark.parametrize(
+    ("policy", "params"), [("ucb1", {}), ("sw_ucb", {"tau": 120}), ("d_ucb", {"gamma": 0.98}), ("sw_ucb", {})]
+)
 def test_piecewise_stationary_arms_match_reference(policy, params):
     res = simulate("bernoulli", BERN, policy, 1400, 4, seed=11, params=dict(params), changes=CHANGES, block=8)
     want = run_detailed(policy, "bernoulli", BERN, 1400, 4, seed=11, params=res.params, changes=CHANGES)
@@ -109,8 +115,10 @@ def test_forgetting_policies_beat_ucb1_after_a_late_change():
     """The best arm becomes the worst at t = 5000: UCB1, having pulled it ~5000 times, keeps it
     far longer than the policies that forget (measured: UCB1 1484, SW-UCB 313, D-UCB 838)."""
     means, late = [0.9, 0.5, 0.3], [(5000, [0.1, 0.5, 0.3])]
-    final = {p: simulate("bernoulli", means, p, 10_000, 30, seed=2, changes=late).at(10_000)["mean"]
-             for p in ("ucb1", "sw_ucb", "d_ucb")}
+    final = {
+        p: simulate("bernoulli", means, p, 10_000, 30, seed=2, changes=late).at(10_000)["mean"]
+        for p in ("ucb1", "sw_ucb", "d_ucb")
+    }
     assert final["sw_ucb"] < 0.5 * final["ucb1"] and final["d_ucb"] < 0.75 * final["ucb1"]
 
 
@@ -185,9 +193,16 @@ async def test_tool_simulates_piecewise_arms_with_the_new_outputs():
 
     registry = ToolRegistry()
     MABPlugin().register_tools(registry)
-    text, is_error = await registry.call("simulate_bandit", {
-        "means": [0.8, 0.3], "policy": "d_ucb", "horizon": 400, "runs": 10,
-        "changes": [{"t": 200, "means": [0.3, 0.8]}]})
+    text, is_error = await registry.call(
+        "simulate_bandit",
+        {
+            "means": [0.8, 0.3],
+            "policy": "d_ucb",
+            "horizon": 400,
+            "runs": 10,
+            "changes": [{"t": 200, "means": [0.3, 0.8]}],
+        },
+    )
     out = json.loads(text)
     assert not is_error and out["changes"] == [[200, [0.3, 0.8]]]
     assert {"realised_mean", "best_arm_rate_mean", "lower", "upper"} <= set(out["curve"])

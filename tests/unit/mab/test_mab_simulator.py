@@ -44,8 +44,14 @@ def test_family_rewards_match_reference(family):
 
 @pytest.mark.parametrize(
     ("policy", "family", "params"),
-    [("ucb1", "bernoulli", {}), ("ucb_v", "bernoulli", {}), ("moss", "bernoulli", {}),
-     ("kl_ucb", "bernoulli", {}), ("etc", "bernoulli", {"m": 25}), ("ucb1", "gaussian", {})],
+    [
+        ("ucb1", "bernoulli", {}),
+        ("ucb_v", "bernoulli", {}),
+        ("moss", "bernoulli", {}),
+        ("kl_ucb", "bernoulli", {}),
+        ("etc", "bernoulli", {"m": 25}),
+        ("ucb1", "gaussian", {}),
+    ],
 )
 def test_deterministic_policies_equal_reference_loop(policy, family, params):
     """Common random numbers make deterministic policies reproducible pull for pull."""

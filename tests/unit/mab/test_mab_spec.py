@@ -41,8 +41,14 @@ def test_oversized_spec_is_rejected_with_the_numbers():
     ("over", "message"),
     [
         ({"horizons": [5]}, "each must lie in [10,"),
-        ({"policies": [{"name": "ts_beta"}], "instances": [{"family": "gaussian", "means": [0.0, 1.0]}], "bounds": []},
-         "needs bernoulli rewards"),
+        (
+            {
+                "policies": [{"name": "ts_beta"}],
+                "instances": [{"family": "gaussian", "means": [0.0, 1.0]}],
+                "bounds": [],
+            },
+            "needs bernoulli rewards",
+        ),
         ({"instances": [{"means": [0.5, 1.2]}], "bounds": []}, "bernoulli means must lie in [0, 1]"),
         ({"bounds": [{"name": "x", "known": "nonsense"}]}, "unknown known bound"),
         ({"bounds": [{"name": "x"}]}, "give `known`"),
@@ -57,14 +63,27 @@ def test_semantic_problems_are_reported(over, message):
 
 def test_malformed_specs_fail_schema_validation():
     with pytest.raises(ValidationError, match="means"):
-        MABExperimentSpec.model_validate({"instances": [{"family": "bernoulli"}], "policies": [{"name": "ucb1"}],
-                                          "horizons": [100], "repetitions": 10})
+        MABExperimentSpec.model_validate(
+            {
+                "instances": [{"family": "bernoulli"}],
+                "policies": [{"name": "ucb1"}],
+                "horizons": [100],
+                "repetitions": 10,
+            }
+        )
     with pytest.raises(ValidationError, match="policies"):
-        MABExperimentSpec.model_validate({"instances": [{"means": [0.1, 0.2]}], "policies": [{"name": "ucb99"}],
-                                          "horizons": [100], "repetitions": 10})
+        MABExperimentSpec.model_validate(
+            {
+                "instances": [{"means": [0.1, 0.2]}],
+                "policies": [{"name": "ucb99"}],
+                "horizons": [100],
+                "repetitions": 10,
+            }
+        )
     with pytest.raises(ValidationError, match="repetitions"):
-        MABExperimentSpec.model_validate({"instances": [{"means": [0.1, 0.2]}], "policies": [{"name": "ucb1"}],
-                                          "horizons": [100], "repetitions": 1})
+        MABExperimentSpec.model_validate(
+            {"instances": [{"means": [0.1, 0.2]}], "policies": [{"name": "ucb1"}], "horizons": [100], "repetitions": 1}
+        )
 
 
 def test_backend_report_validates_and_covers_every_horizon():
@@ -94,9 +113,12 @@ def test_backend_refuses_invalid_specs_and_defaults_are_valid():
 
 def test_piecewise_instances_and_new_outputs_reach_the_report():
     backend = MABExperimentBackend()
-    s = spec(instances=[{"name": "shift", "means": [0.8, 0.5, 0.2], "changes": [{"t": 150, "means": [0.2, 0.5, 0.8]}]}],
-             policies=[{"name": "sw_ucb"}, {"name": "exp3"}, {"name": "etc", "params": {"m": 200}}],
-             horizons=[100, 300], bounds=[{"name": "exp3", "known": "exp3_minimax"}])
+    s = spec(
+        instances=[{"name": "shift", "means": [0.8, 0.5, 0.2], "changes": [{"t": 150, "means": [0.2, 0.5, 0.8]}]}],
+        policies=[{"name": "sw_ucb"}, {"name": "exp3"}, {"name": "etc", "params": {"m": 200}}],
+        horizons=[100, 300],
+        bounds=[{"name": "exp3", "known": "exp3_minimax"}],
+    )
     assert check_spec(s) == []
     raw = backend.run(s)
     report = SimulationReport.model_validate(raw)
@@ -114,10 +136,12 @@ def test_piecewise_instances_and_new_outputs_reach_the_report():
 
 @pytest.mark.parametrize(
     ("changes", "message"),
-    [([{"t": 50, "means": [0.5, 0.4]}], "2 means for 3 arms"),
-     ([{"t": 50, "means": [0.5, 0.4, 1.4]}], "bernoulli means must lie in [0, 1]"),
-     ([{"t": 60, "means": [0.5, 0.4, 0.3]}, {"t": 50, "means": [0.5, 0.4, 0.3]}], "must increase"),
-     ([{"t": 5000, "means": [0.5, 0.4, 0.3]}], "after the largest horizon")],
+    [
+        ([{"t": 50, "means": [0.5, 0.4]}], "2 means for 3 arms"),
+        ([{"t": 50, "means": [0.5, 0.4, 1.4]}], "bernoulli means must lie in [0, 1]"),
+        ([{"t": 60, "means": [0.5, 0.4, 0.3]}, {"t": 50, "means": [0.5, 0.4, 0.3]}], "must increase"),
+        ([{"t": 5000, "means": [0.5, 0.4, 0.3]}], "after the largest horizon"),
+    ],
 )
 def test_bad_changes_are_reported(changes, message):
     s = spec(instances=[{"name": "a", "means": [0.9, 0.8, 0.7], "changes": changes}])
@@ -125,9 +149,14 @@ def test_bad_changes_are_reported(changes, message):
 
 
 def test_new_families_in_specs():
-    s = spec(instances=[{"name": "e", "family": "exponential", "means": [1.0, 2.0]},
-                        {"name": "p", "family": "poisson", "means": [1.0, 2000.0]}],
-             policies=[{"name": "imed"}, {"name": "kl_ucb_exp"}], bounds=[])
+    s = spec(
+        instances=[
+            {"name": "e", "family": "exponential", "means": [1.0, 2.0]},
+            {"name": "p", "family": "poisson", "means": [1.0, 2000.0]},
+        ],
+        policies=[{"name": "imed"}, {"name": "kl_ucb_exp"}],
+        bounds=[],
+    )
     errors = check_spec(s)
     assert any("poisson means must lie in (0, 1000]" in e for e in errors)
     assert any(e.startswith("policy kl_ucb_exp needs exponential rewards") and "not poisson" in e for e in errors)

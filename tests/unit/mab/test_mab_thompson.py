@@ -123,8 +123,15 @@ def test_the_paths_under_test_are_taken(monkeypatch):
     monkeypatch.setattr(th.LazyBetaThompson, "_events", count_events)
     # the numpy path (numba's kernel pulls inside compiled code; it draws the same numbers,
     # test_mab_thompson_kernel.py)
-    simulate("bernoulli", list(MEANS), "ts_beta", HORIZON, 2000, seed=0,
-             params={"rows": 3, "direct_p": 1.01, "threshold_sd": 0.0, "compiled": 0})
+    simulate(
+        "bernoulli",
+        list(MEANS),
+        "ts_beta",
+        HORIZON,
+        2000,
+        seed=0,
+        params={"rows": 3, "direct_p": 1.01, "threshold_sd": 0.0, "compiled": 0},
+    )
     assert all(v > 100 for v in seen.values()), seen
 
 

@@ -53,9 +53,27 @@ def test_kernel_beta_draws_follow_the_beta_law(numba_kernel, a, b):
     direct, dbuf, nd = np.ones(n, dtype=bool), np.arange(n, dtype=np.intp), np.array([n], dtype=np.intp)
     ptr = np.zeros(n, dtype=np.intp)
     no_events = (np.empty(0, dtype=np.intp), np.empty(0), np.zeros(2, dtype=np.intp))
-    done, k, status = kernel()(np.random.default_rng(int(a * 7 + b)), 1, False, 0, 1, shapes, shapes, shapes, ptr,
-                               row, base, direct, dbuf, nd, *no_events, np.full(n, 2.0), 1,
-                               np.empty(n, dtype=np.intp), np.empty(2 * n))
+    done, k, status = kernel()(
+        np.random.default_rng(int(a * 7 + b)),
+        1,
+        False,
+        0,
+        1,
+        shapes,
+        shapes,
+        shapes,
+        ptr,
+        row,
+        base,
+        direct,
+        dbuf,
+        nd,
+        *no_events,
+        np.full(n, 2.0),
+        1,
+        np.empty(n, dtype=np.intp),
+        np.empty(2 * n),
+    )
     assert (done, k, status) == (0, 1, BELOW_THRESHOLD)
     assert np.all((row > 0) & (row < 1))
     assert stats.kstest(row, stats.beta(a, b).cdf).pvalue > 1e-3
@@ -72,12 +90,12 @@ PATHS = [
 @pytest.mark.parametrize(("params", "means", "horizon", "runs"), PATHS)
 def test_kernel_gives_the_numpy_runs_bit_for_bit(numba_kernel, params, means, horizon, runs):
     fast = simulate("bernoulli", means, "ts_beta", horizon, runs, seed=7, params=dict(params), n_checkpoints=37)
-    slow = simulate("bernoulli", means, "ts_beta", horizon, runs, seed=7, params={**params, "compiled": 0},
-                    n_checkpoints=37)
+    slow = simulate(
+        "bernoulli", means, "ts_beta", horizon, runs, seed=7, params={**params, "compiled": 0}, n_checkpoints=37
+    )
     assert (fast.kernel, slow.kernel) == ("numba", "numpy")
     assert np.array_equal(fast.pulls, slow.pulls)
-    for mine, theirs in ((fast.regret, slow.regret), (fast.realised, slow.realised),
-                         (fast.best_rate, slow.best_rate)):
+    for mine, theirs in ((fast.regret, slow.regret), (fast.realised, slow.realised), (fast.best_rate, slow.best_rate)):
         assert np.array_equal(mine, theirs)
 
 

@@ -21,9 +21,14 @@ from eurekaclaw.tools.base import ToolRegistry
 LEVEL1 = [0.9 - 0.08 * i for i in range(10)]
 
 
-@pytest.mark.parametrize(("policy", "family", "hint"), [("ts_beta", "gaussian", "ts_gaussian"),
-                                                        ("kl_ucb", "gaussian", "kl_ucb_gaussian"),
-                                                        ("kl_ucb", "pareto", "robust_ucb")])
+@pytest.mark.parametrize(
+    ("policy", "family", "hint"),
+    [
+        ("ts_beta", "gaussian", "ts_gaussian"),
+        ("kl_ucb", "gaussian", "kl_ucb_gaussian"),
+        ("kl_ucb", "pareto", "robust_ucb"),
+    ],
+)
 def test_simulate_refuses_a_policy_that_does_not_suit_the_family(policy, family, hint):
     with pytest.raises(PolicyFamilyError) as info:
         simulate(family, [1.0, 0.5], policy, 100, 4)
@@ -44,21 +49,28 @@ def test_suitable_pairs_pass_and_unknown_policies_still_say_so():
 async def test_tool_reports_the_same_line_without_running():
     registry = ToolRegistry()
     MABPlugin().register_tools(registry)
-    text, is_error = await registry.call("simulate_bandit", {"means": [0.0, 1.0], "policy": "ts_beta", "horizon": 10**6,
-                                                             "runs": 2000, "family": "gaussian"})
+    text, is_error = await registry.call(
+        "simulate_bandit",
+        {"means": [0.0, 1.0], "policy": "ts_beta", "horizon": 10**6, "runs": 2000, "family": "gaussian"},
+    )
     assert is_error
     message = json.loads(text)["error"]
     assert "needs bernoulli rewards" in message and "exceeds the tool limit" not in message
 
 
 def test_spec_check_reports_each_unsuitable_pairing_once():
-    spec = MABExperimentSpec.model_validate({
-        "instances": [{"name": "g", "family": "gaussian", "means": [0.0, 1.0]},
-                      {"name": "h", "family": "gaussian", "means": [0.0, 2.0]},
-                      {"name": "b", "means": [0.5, 0.4]}],
-        "policies": [{"name": "kl_ucb"}, {"name": "ts_beta"}, {"name": "ucb1"}],
-        "horizons": [100], "repetitions": 10,
-    }).normalised()
+    spec = MABExperimentSpec.model_validate(
+        {
+            "instances": [
+                {"name": "g", "family": "gaussian", "means": [0.0, 1.0]},
+                {"name": "h", "family": "gaussian", "means": [0.0, 2.0]},
+                {"name": "b", "means": [0.5, 0.4]},
+            ],
+            "policies": [{"name": "kl_ucb"}, {"name": "ts_beta"}, {"name": "ucb1"}],
+            "horizons": [100],
+            "repetitions": 10,
+        }
+    ).normalised()
     errors = [e for e in check_spec(spec) if "rewards" in e]
     assert len(errors) == 2
     assert any(e.startswith("policy kl_ucb needs bernoulli") for e in errors)

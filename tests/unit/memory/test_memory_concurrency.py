@@ -28,8 +28,9 @@ def _graph_worker(path: str, proc: int) -> None:
     kg = KnowledgeGraph(Path(path), HashingEmbedder())
     levels = ["unverified", "cited", "reviewed", "smt"]
     level = levels[proc % len(levels)]
-    common = kg.add_theorem("A statement every session proves", "d", level, session_id=f"s{proc}",
-                            established=level != "unverified")
+    common = kg.add_theorem(
+        "A statement every session proves", "d", level, session_id=f"s{proc}", established=level != "unverified"
+    )
     for i in range(UPDATES):
         nid = kg.add_theorem(f"Lemma {i} of process {proc}", "d", "reviewed", session_id=f"s{proc}")
         if i % 5 == 0:

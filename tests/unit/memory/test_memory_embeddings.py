@@ -51,7 +51,10 @@ def test_same_text_same_vector_in_another_process():
         f"v = HashingEmbedder().embed([{text!r}])[0]; print(json.dumps([float(x) for x in v]))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
         env={"PYTHONHASHSEED": "12345", "PATH": "", "PYTHONPATH": ":".join(sys.path)},
     )
     there = np.array(__import__("json").loads(out.stdout))

@@ -62,12 +62,16 @@ def test_low_confidence_and_exact_repeats_are_not_saved(tmp_path):
 
 def test_near_duplicates_and_replacement(tmp_path):
     ins = store(tmp_path)
-    old = ins.save(insight("UCB confidence radius", "The UCB confidence radius needs a union bound over pull counts and rounds."))
+    old = ins.save(
+        insight("UCB confidence radius", "The UCB confidence radius needs a union bound over pull counts and rounds.")
+    )
     ins.save(insight("Plotting", "Plots need log scale axes for regret curves."))
     new = insight("UCB radius union bound", "UCB confidence radius: union bound over pull counts and rounds is needed.")
     near = ins.near_duplicates(new)
     assert [n.file for n in near] == [old.name]
-    merged = ins.save(new.model_copy(update={"content": "Merged: union bound over pull counts and rounds."}), replaces=old.name)
+    merged = ins.save(
+        new.model_copy(update={"content": "Merged: union bound over pull counts and rounds."}), replaces=old.name
+    )
     assert merged is not None and not old.exists()
     assert old.name not in {e["file"] for e in ins.entries("mab")}
     assert len(ins.entries("mab")) == 2
@@ -75,7 +79,11 @@ def test_near_duplicates_and_replacement(tmp_path):
 
 def test_load_for_injection_ranks_by_query_then_recency(tmp_path):
     ins = store(tmp_path)
-    ins.save(insight("KL lower bounds", "Change of measure with the KL divergence decomposition gives lower bounds.", days_ago=3))
+    ins.save(
+        insight(
+            "KL lower bounds", "Change of measure with the KL divergence decomposition gives lower bounds.", days_ago=3
+        )
+    )
     ins.save(insight("Peeling", "Peeling over geometric blocks of pull counts removes a log factor.", days_ago=2))
     ins.save(insight("Jensen", "Jensen's inequality moves the expectation inside the concave square root.", days_ago=1))
     ins.save(insight("Low", "A low-confidence note about KL divergence.", confidence=0.3))
@@ -156,9 +164,18 @@ def test_manager_facade_over_all_tiers(tmp_path):
     assert [i.title for i in mm.load_for_injection("mab", k=4, query="anything")] == ["t"]
     assert [i.title for i in mm.load_for_injection("mab", k=4)] == ["t"]  # no query: most recent first
     # retracting a statement reaches the insights of the sessions that had stored it
-    mm.save_insight(DomainInsight(domain="mab", category="domain_knowledge", title="UCB1 via Hoeffding",
-                                  content="UCB1 regret follows from Hoeffding.", confidence=0.9,
-                                  source_session="s1", established=True, session_status="proved"))
+    mm.save_insight(
+        DomainInsight(
+            domain="mab",
+            category="domain_knowledge",
+            title="UCB1 via Hoeffding",
+            content="UCB1 regret follows from Hoeffding.",
+            confidence=0.9,
+            source_session="s1",
+            established=True,
+            session_status="proved",
+        )
+    )
     mm.add_theorem("UCB1 regret bound via Hoeffding", "mab", "reviewed", session_id="s1", established=True)
     done = mm.retract_theorem("UCB1 regret bound via Hoeffding", "mab", "refuted in session s9")
     assert done.node_id == b and set(done.sessions) == {"s9", "s1"}
@@ -180,8 +197,11 @@ def test_deleting_a_file_forgets_the_insight(tmp_path):
 
 def test_provenance_is_written_and_read_back(tmp_path):
     ins = store(tmp_path)
-    path = ins.save(insight("Constant 1/100", "The UCB1 constant can be 1/100.", category="domain_knowledge")
-                    .model_copy(update={"session_status": "contradicted", "self_reviewed": True}))
+    path = ins.save(
+        insight("Constant 1/100", "The UCB1 constant can be 1/100.", category="domain_knowledge").model_copy(
+            update={"session_status": "contradicted", "self_reviewed": True}
+        )
+    )
     meta, _ = split_front_matter(path.read_text())
     assert meta["established"] is False and meta["session_status"] == "contradicted"
     assert meta["self_reviewed"] is True and meta["verification_level"] == "unverified"
@@ -196,15 +216,30 @@ def test_provenance_is_written_and_read_back(tmp_path):
 def test_injection_never_offers_a_false_sessions_knowledge(tmp_path):
     ins = store(tmp_path)
     bad = {"session_status": "contradicted", "source_session": "s-bad"}
-    ins.save(insight("Constant 1/100", "The UCB1 exploration constant 1/100 suffices.",
-                     category="domain_knowledge").model_copy(update=bad))
-    ins.save(insight("Trusting one review", "A self-review missed the violated UCB1 exploration bound.",
-                     category="pitfalls").model_copy(update=bad))
-    ins.save(insight("Peeling for UCB1 exploration", "Peel over pull counts for the UCB1 exploration term.",
-                     category="proof_strategy").model_copy(update={"session_status": "proved", "self_reviewed": True}))
-    ins.save(insight("Hoeffding for UCB1 exploration", "Hoeffding gives the UCB1 exploration radius.",
-                     category="domain_knowledge").model_copy(
-                         update={"session_status": "proved", "established": True, "verification_level": "formal"}))
+    ins.save(
+        insight(
+            "Constant 1/100", "The UCB1 exploration constant 1/100 suffices.", category="domain_knowledge"
+        ).model_copy(update=bad)
+    )
+    ins.save(
+        insight(
+            "Trusting one review", "A self-review missed the violated UCB1 exploration bound.", category="pitfalls"
+        ).model_copy(update=bad)
+    )
+    ins.save(
+        insight(
+            "Peeling for UCB1 exploration",
+            "Peel over pull counts for the UCB1 exploration term.",
+            category="proof_strategy",
+        ).model_copy(update={"session_status": "proved", "self_reviewed": True})
+    )
+    ins.save(
+        insight(
+            "Hoeffding for UCB1 exploration",
+            "Hoeffding gives the UCB1 exploration radius.",
+            category="domain_knowledge",
+        ).model_copy(update={"session_status": "proved", "established": True, "verification_level": "formal"})
+    )
     shown = {i.title: i for i in ins.load_for_injection("mab", k=10, query="UCB1 exploration constant")}
     # the contradicted session's "knowledge" never comes back; its pitfall does, labelled
     assert set(shown) == {"Trusting one review", "Peeling for UCB1 exploration", "Hoeffding for UCB1 exploration"}
@@ -217,12 +252,21 @@ def test_injection_never_offers_a_false_sessions_knowledge(tmp_path):
 
 def test_retract_sessions_marks_knowledge_but_keeps_pitfalls(tmp_path):
     ins = store(tmp_path)
-    know = ins.save(insight("Regret constant", "Regret is at most 100 log T.", category="domain_knowledge")
-                    .model_copy(update={"source_session": "s1", "established": True, "session_status": "proved"}))
-    pit = ins.save(insight("Small gaps", "Small gaps force log T regret.", category="pitfalls")
-                   .model_copy(update={"source_session": "s1", "established": True, "session_status": "proved"}))
-    ins.save(insight("Other session", "Regret bounds need the gap.", category="domain_knowledge")
-                     .model_copy(update={"source_session": "s2", "established": True, "session_status": "proved"}))
+    know = ins.save(
+        insight("Regret constant", "Regret is at most 100 log T.", category="domain_knowledge").model_copy(
+            update={"source_session": "s1", "established": True, "session_status": "proved"}
+        )
+    )
+    pit = ins.save(
+        insight("Small gaps", "Small gaps force log T regret.", category="pitfalls").model_copy(
+            update={"source_session": "s1", "established": True, "session_status": "proved"}
+        )
+    )
+    ins.save(
+        insight("Other session", "Regret bounds need the gap.", category="domain_knowledge").model_copy(
+            update={"source_session": "s2", "established": True, "session_status": "proved"}
+        )
+    )
     changed = ins.retract_sessions({"s1"}, "refuted in session s3", frozenset({"domain_knowledge", "proof_strategy"}))
     assert changed == [know]
     meta, _ = split_front_matter(know.read_text())

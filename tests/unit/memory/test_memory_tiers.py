@@ -20,7 +20,9 @@ def corrupt_copies(path: Path) -> list[Path]:
 def test_remember_recall_and_tags(tmp_path):
     mem = PersistentMemory(tmp_path / "persistent.json")
     assert mem.recall("theory.failed_strategies.mab") is None
-    first = mem.remember("theory.failed_strategies.mab", ["union bound too loose"], tags=["theory"], source_session="s1")
+    first = mem.remember(
+        "theory.failed_strategies.mab", ["union bound too loose"], tags=["theory"], source_session="s1"
+    )
     mem.remember("writer.style", {"tone": "terse"}, tags=["writer"])
     assert mem.recall("theory.failed_strategies.mab") == ["union bound too loose"]
     assert [r.key for r in mem.recall_by_tag("theory")] == ["theory.failed_strategies.mab"]
@@ -84,8 +86,16 @@ def test_normalisation_ignores_spacing_case_and_dollars():
 def test_add_theorem_dedups_and_upgrades_level(tmp_path):
     kg = graph(tmp_path)
     a = kg.add_theorem("For all x > 0, log x <= x - 1.", "analysis", "unverified", "by concavity", "s1", ["ineq"])
-    b = kg.add_theorem("for all x>0,  log x <= x-1", "analysis", "reviewed", "tangent line", "s2", ["log"],
-                       established=True, session_status="proved")
+    b = kg.add_theorem(
+        "for all x>0,  log x <= x-1",
+        "analysis",
+        "reviewed",
+        "tangent line",
+        "s2",
+        ["log"],
+        established=True,
+        session_status="proved",
+    )
     assert a == b and len(kg.nodes()) == 1
     node = kg.get(a)
     assert node.verification_level == "reviewed" and node.established and node.claimed_level == "reviewed"
@@ -96,8 +106,16 @@ def test_add_theorem_dedups_and_upgrades_level(tmp_path):
     node = kg.get(a)
     assert node.verification_level == "reviewed" and node.proof_summary == "tangent line"
     # nor does a stronger claim that is not established (a self-reviewed "formal" is no evidence)
-    kg.add_theorem("For all x > 0, log x <= x - 1", "analysis", "formal", "trust me", "s4",
-                   established=False, session_status="contradicted", note="the session ended contradicted")
+    kg.add_theorem(
+        "For all x > 0, log x <= x - 1",
+        "analysis",
+        "formal",
+        "trust me",
+        "s4",
+        established=False,
+        session_status="contradicted",
+        note="the session ended contradicted",
+    )
     node = kg.get(a)
     assert node.established and node.claimed_level == "reviewed" and node.session_id == "s2"
     with pytest.raises(ValueError):
@@ -108,9 +126,17 @@ def test_add_theorem_dedups_and_upgrades_level(tmp_path):
 
 def test_a_result_that_is_not_established_is_stored_as_unverified(tmp_path):
     kg = graph(tmp_path)
-    nid = kg.add_theorem("The UCB1 exploration constant can be 1/100", "mab", "formal", "by Coq", "s1",
-                         established=False, session_status="contradicted", self_reviewed=True,
-                         note="the session ended contradicted")
+    nid = kg.add_theorem(
+        "The UCB1 exploration constant can be 1/100",
+        "mab",
+        "formal",
+        "by Coq",
+        "s1",
+        established=False,
+        session_status="contradicted",
+        self_reviewed=True,
+        note="the session ended contradicted",
+    )
     node = kg.get(nid)
     # what a later session may rely on is "unverified"; what the session claimed is kept apart
     assert node.verification_level == "unverified" and node.claimed_level == "formal"
@@ -119,28 +145,57 @@ def test_a_result_that_is_not_established_is_stored_as_unverified(tmp_path):
     assert kg.search_theorems("UCB1 exploration constant 1/100", k=5, min_level="unverified") == []
     # a contradicted session's results are not even offered as unverified candidates
     assert kg.search_unverified("UCB1 exploration constant 1/100") == []
-    other = kg.add_theorem("The UCB1 index uses sqrt(2 log t / n)", "mab", "reviewed", "", "s2",
-                           established=False, session_status="proved", self_reviewed=True)
+    other = kg.add_theorem(
+        "The UCB1 index uses sqrt(2 log t / n)",
+        "mab",
+        "reviewed",
+        "",
+        "s2",
+        established=False,
+        session_status="proved",
+        self_reviewed=True,
+    )
     assert [n.node_id for n in kg.search_unverified("UCB1 index sqrt log t")] == [other]
 
 
 def test_retraction_marks_the_earlier_result_and_its_users(tmp_path):
     kg = graph(tmp_path)
-    base = kg.add_theorem(r"$R_T \le 100 \log T$ for every instance", "mab", "formal", "", "s1",
-                          established=True, session_status="proved")
-    user = kg.add_theorem("Corollary: regret is O(log T) uniformly", "mab", "reviewed", "", "s1",
-                          established=True, session_status="proved")
+    base = kg.add_theorem(
+        r"$R_T \le 100 \log T$ for every instance", "mab", "formal", "", "s1", established=True, session_status="proved"
+    )
+    user = kg.add_theorem(
+        "Corollary: regret is O(log T) uniformly",
+        "mab",
+        "reviewed",
+        "",
+        "s1",
+        established=True,
+        session_status="proved",
+    )
     kg.link_theorems(user, base, "uses")
     # what the false statement was proved from: a reviewed step is a suspect, a formal one is not
-    reviewed_step = kg.add_theorem("Pull counts are at most 100 log T / Delta^2", "mab", "reviewed", "", "s1",
-                                   established=True, session_status="proved")
-    formal_step = kg.add_theorem("Regret decomposes over the arms", "mab", "formal", "", "s1",
-                                 established=True, session_status="proved")
+    reviewed_step = kg.add_theorem(
+        "Pull counts are at most 100 log T / Delta^2",
+        "mab",
+        "reviewed",
+        "",
+        "s1",
+        established=True,
+        session_status="proved",
+    )
+    formal_step = kg.add_theorem(
+        "Regret decomposes over the arms", "mab", "formal", "", "s1", established=True, session_status="proved"
+    )
     kg.link_theorems(base, reviewed_step, "uses")
     kg.link_theorems(base, formal_step, "uses")
     # the same statement up to spacing and $…$, refuted by a later session
-    result = kg.retract(r"R_T\le 100\log T for every instance", "mab", "refuted in session s2: counterexample",
-                        "s2", evidence="Counterexample to R_T <= 100 log T at Delta=0.001, T=10^6")
+    result = kg.retract(
+        r"R_T\le 100\log T for every instance",
+        "mab",
+        "refuted in session s2: counterexample",
+        "s2",
+        evidence="Counterexample to R_T <= 100 log T at Delta=0.001, T=10^6",
+    )
     assert result.node_id == base and result.sessions == ["s1"] and result.was_established
     node = kg.get(base)
     assert node.retracted and not node.established and node.verification_level == "unverified"
@@ -158,8 +213,9 @@ def test_retraction_marks_the_earlier_result_and_its_users(tmp_path):
     assert offered == {formal_step}
     assert [n.node_id for n in kg.search_retracted("R_T 100 log T every instance")] == [base]
     # a later "proof" of the same words does not bring it back
-    kg.add_theorem(r"R_T \le 100 \log T for every instance.", "mab", "formal", "", "s3", established=True,
-                   session_status="proved")
+    kg.add_theorem(
+        r"R_T \le 100 \log T for every instance.", "mab", "formal", "", "s3", established=True, session_status="proved"
+    )
     assert kg.get(base).retracted and not kg.get(base).established
     assert "s3" in kg.get(base).sessions
 
@@ -172,14 +228,27 @@ def test_retracting_an_unknown_statement_records_it(tmp_path):
     assert node.retracted and node.trust_label() == "retracted: refuted in session s9"
     # a later session claiming it stores nothing established
     kg.add_theorem("every bandit algorithm has bounded regret", "mab", "reviewed", "", "s10", established=True)
-    assert kg.get(result.node_id).retracted and kg.search_theorems("bandit bounded regret", min_level="unverified") == []
+    assert (
+        kg.get(result.node_id).retracted and kg.search_theorems("bandit bounded regret", min_level="unverified") == []
+    )
 
 
 def test_old_graph_files_load_as_not_established(tmp_path):
     path = tmp_path / "knowledge_graph.json"
-    path.write_text(json.dumps({"nodes": {"thm-old": {
-        "node_id": "thm-old", "statement": "Jensen inequality for convex functions", "verification_level": "formal"}},
-        "edges": []}))
+    path.write_text(
+        json.dumps(
+            {
+                "nodes": {
+                    "thm-old": {
+                        "node_id": "thm-old",
+                        "statement": "Jensen inequality for convex functions",
+                        "verification_level": "formal",
+                    }
+                },
+                "edges": [],
+            }
+        )
+    )
     kg = KnowledgeGraph(path, HashingEmbedder())
     node = kg.get("thm-old")
     assert node.verification_level == "formal" and not node.established
@@ -214,8 +283,9 @@ def test_links_and_related_theorems(tmp_path):
 
 def test_search_offers_only_established_results(tmp_path):
     kg = graph(tmp_path)
-    hoeff = kg.add_theorem("Hoeffding inequality for bounded independent random variables", "prob", "cited",
-                           established=True)
+    hoeff = kg.add_theorem(
+        "Hoeffding inequality for bounded independent random variables", "prob", "cited", established=True
+    )
     kg.add_theorem("Hoeffding inequality for bounded martingale differences (Azuma)", "prob", "unverified")
     kg.add_theorem("Hoeffding inequality for bounded sub-Gaussian sums", "prob", "reviewed", self_reviewed=True)
     formal = kg.add_theorem("Jensen inequality for convex functions", "analysis", "formal", established=True)

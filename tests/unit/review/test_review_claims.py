@@ -36,36 +36,42 @@ def claims(text: str, **kwargs) -> list[tuple[str, str]]:
     return [(c.subject, c.claimed) for c in ClaimChecker(doc(**kwargs)).check(text)[1]]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("Lemma L2 was formally verified in Coq.", [("L2", "formal")]),
-    ("Lemma~\\ref{lem:L2} is machine-checked.", [("L2", "smt")]),
-    ("Lemma L2 was certified by the proof kernel.", [("L2", "formal")]),
-    ("Lemma L3 was type-checked.", [("L3", "formal")]),
-    ("Lemma L2 was mechanically verified.", [("L2", "smt")]),
-    ("Lemma L2 was proved by Z3.", [("L2", "smt")]),
-    ("L2 was proved with an SMT solver.", [("L2", "smt")]),
-    ("The main theorem was formally verified.", [(THEOREM, "formal")]),
-    ("All lemmas were formally verified.", [(ALL, "formal")]),
-    ("Lemma L1 was reviewed by a model.", [("L1", "reviewed")]),
-    ("Everything was formally verified.", [(ALL, "formal")]),
-    ("The whole argument is machine-checked.", [(ALL, "smt")]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Lemma L2 was formally verified in Coq.", [("L2", "formal")]),
+        ("Lemma~\\ref{lem:L2} is machine-checked.", [("L2", "smt")]),
+        ("Lemma L2 was certified by the proof kernel.", [("L2", "formal")]),
+        ("Lemma L3 was type-checked.", [("L3", "formal")]),
+        ("Lemma L2 was mechanically verified.", [("L2", "smt")]),
+        ("Lemma L2 was proved by Z3.", [("L2", "smt")]),
+        ("L2 was proved with an SMT solver.", [("L2", "smt")]),
+        ("The main theorem was formally verified.", [(THEOREM, "formal")]),
+        ("All lemmas were formally verified.", [(ALL, "formal")]),
+        ("Lemma L1 was reviewed by a model.", [("L1", "reviewed")]),
+        ("Everything was formally verified.", [(ALL, "formal")]),
+        ("The whole argument is machine-checked.", [(ALL, "smt")]),
+    ],
+)
 def test_overclaims_are_found_with_their_subject(text: str, expected: list[tuple[str, str]]) -> None:
     assert claims(text) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "Lemma L2 was reviewed, not formally verified.",
-    "Lemma L2 has no formal proof; it was reviewed.",
-    "Lemma L3 was proved by Z3.",
-    "Lemma L3 is machine-checked: Z3 proved its claim.",
-    "Lemma L3 was proved by Z3 and Lemma L2 was reviewed.",
-    "Lemma L1 is a cited result, so it is verified through its citation.",
-    "The main theorem is proved; its weakest level is cited.",
-    "An SMT solver like Z3 decides such claims automatically.",
-    "Lemma L2 was checked by review rather than by Z3.",
-    "It is unclear whether Lemma L2 could be formally verified.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lemma L2 was reviewed, not formally verified.",
+        "Lemma L2 has no formal proof; it was reviewed.",
+        "Lemma L3 was proved by Z3.",
+        "Lemma L3 is machine-checked: Z3 proved its claim.",
+        "Lemma L3 was proved by Z3 and Lemma L2 was reviewed.",
+        "Lemma L1 is a cited result, so it is verified through its citation.",
+        "The main theorem is proved; its weakest level is cited.",
+        "An SMT solver like Z3 decides such claims automatically.",
+        "Lemma L2 was checked by review rather than by Z3.",
+        "It is unclear whether Lemma L2 could be formally verified.",
+    ],
+)
 def test_accurate_or_negated_sentences_pass(text: str) -> None:
     assert claims(text) == []
 
@@ -95,7 +101,8 @@ def test_offending_sentences_are_dropped_and_the_rest_kept() -> None:
     assert kept == "Lemma L2 bounds the pulls. Lemma L3 was proved by Z3.\n\nSecond paragraph."
     assert found[0].recorded == "Lemma L2 is recorded at level reviewed"
     assert checker.check("No claims here.\n\\begin{itemize}\n\\item x\n\\end{itemize}")[0] == (
-        "No claims here.\n\\begin{itemize}\n\\item x\n\\end{itemize}")
+        "No claims here.\n\\begin{itemize}\n\\item x\n\\end{itemize}"
+    )
 
 
 def test_a_word_id_is_recognised_as_the_x_lemma() -> None:

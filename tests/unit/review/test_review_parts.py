@@ -43,8 +43,16 @@ def facts(tmp_path: Path, *, proved: bool = True) -> PaperFacts:
         del state.proven_lemmas["main"]
     plan = plan_citations(None)
     session = SessionDir(tmp_path)
-    return PaperFacts(session=session, bus=KnowledgeBus("s", tmp_path), theory=state, paper=PaperOutput(tex_file="paper.tex"),
-                      plan=plan, experiment=None, version=PaperVersion(version=1), doc=build_doc(state, plan, None, PROSE))
+    return PaperFacts(
+        session=session,
+        bus=KnowledgeBus("s", tmp_path),
+        theory=state,
+        paper=PaperOutput(tex_file="paper.tex"),
+        plan=plan,
+        experiment=None,
+        version=PaperVersion(version=1),
+        doc=build_doc(state, plan, None, PROSE),
+    )
 
 
 def test_citations_resolve_to_sections_lemmas_and_the_theorem(tmp_path: Path) -> None:
@@ -70,13 +78,19 @@ def test_an_answer_citing_nothing_is_marked_unsupported(tmp_path: Path) -> None:
 
 
 def test_an_uncited_lemma_mentioned_in_the_answer_still_gets_its_record(tmp_path: Path) -> None:
-    answer = check_answer(facts(tmp_path), "q", QAReply(answer="Lemma L3 is the last step.", cites=["section:introduction"]))
+    answer = check_answer(
+        facts(tmp_path), "q", QAReply(answer="Lemma L3 is the last step.", cites=["section:introduction"])
+    )
     assert answer.records == ["Lemma L3: proved, level smt; checks: z3 passed"]
 
 
 def test_the_diff_summary_names_each_changed_field() -> None:
-    new = {**PROSE, "title": "Explicit constants for UCB1", "related_work": "Builds on the classic analysis.",
-           "limitations": ""}
+    new = {
+        **PROSE,
+        "title": "Explicit constants for UCB1",
+        "related_work": "Builds on the classic analysis.",
+        "limitations": "",
+    }
     new["introduction"] = PROSE["introduction"] + " The constant 8 comes from it."
     changes = diff_summary(PROSE, new)
     assert changes[0] == "title: 'A gap-free regret bound for UCB1' -> 'Explicit constants for UCB1'"

@@ -15,21 +15,27 @@ from eurekaclaw.review.scope import ScopeReply, named_lemmas, rule_scope, valida
 
 def test_unknown_lemmas_are_dropped_and_stages_follow_the_pipeline(tmp_path: Path) -> None:
     f = facts(tmp_path)
-    scope = validated(f, "fix L2", ScopeReply(scope="theory", lemmas=["L2", "nope", "L2"], experiment=True),
-                      load_settings(), "model")
+    scope = validated(
+        f, "fix L2", ScopeReply(scope="theory", lemmas=["L2", "nope", "L2"], experiment=True), load_settings(), "model"
+    )
     assert scope.stages == ["theory", "experiment", "write"] and scope.lemmas == ["L2"]
     assert scope.notes == ["lemma id(s) not in the records ignored: nope"]
-    assert scope.line().startswith("revision re-runs theory (L2) -> experiment -> writer -> evaluation (decided by model)")
+    assert scope.line().startswith(
+        "revision re-runs theory (L2) -> experiment -> writer -> evaluation (decided by model)"
+    )
     # every id unknown: the lemmas the feedback names, else the whole proof
-    only_bad = validated(f, "the proof of L3 is wrong", ScopeReply(scope="theory", lemmas=["X"]), load_settings(), "model")
+    only_bad = validated(
+        f, "the proof of L3 is wrong", ScopeReply(scope="theory", lemmas=["X"]), load_settings(), "model"
+    )
     assert only_bad.lemmas == ["L3"]
     whole = validated(f, "redo everything", ScopeReply(scope="theory", lemmas=["X"]), load_settings(), "model")
     assert whole.lemmas == [] and "the whole proof" in whole.line()
 
 
 def test_an_experiment_the_settings_turn_off_is_not_rerun(tmp_path: Path) -> None:
-    scope = validated(facts(tmp_path), "more seeds", ScopeReply(scope="experiment"),
-                      load_settings(experiment_mode="false"), "model")
+    scope = validated(
+        facts(tmp_path), "more seeds", ScopeReply(scope="experiment"), load_settings(experiment_mode="false"), "model"
+    )
     assert scope.scope == "prose" and scope.stages == ["write"] and "EXPERIMENT_MODE=false" in scope.notes[0]
 
 

@@ -5,9 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def write_skill(root: Path, name: str, *, body: str = "Do the thing carefully.", tags=("t",),
-                roles=("prover",), description: str = "", source: str = "manual",
-                usage_count: int = 0, success_rate: float | None = None, folder: str | None = None) -> Path:
+def write_skill(
+    root: Path,
+    name: str,
+    *,
+    body: str = "Do the thing carefully.",
+    tags=("t",),
+    roles=("prover",),
+    description: str = "",
+    source: str = "manual",
+    usage_count: int = 0,
+    success_rate: float | None = None,
+    folder: str | None = None,
+) -> Path:
     folder_path = root / (folder or name)
     folder_path.mkdir(parents=True, exist_ok=True)
     rate = "null" if success_rate is None else success_rate

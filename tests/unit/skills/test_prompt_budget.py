@@ -33,8 +33,10 @@ from eurekaclaw.skills.registry import SkillRegistry
 from eurekaclaw.types.artifacts import Bibliography, Paper
 from eurekaclaw.types.memory import DomainInsight
 
-BANDIT = ("Regret of UCB1 on a K-armed stochastic bandit with sub-Gaussian rewards: "
-          "the number of pulls of a suboptimal arm is at most 8 log T / Delta^2")
+BANDIT = (
+    "Regret of UCB1 on a K-armed stochastic bandit with sub-Gaussian rewards: "
+    "the number of pulls of a suboptimal arm is at most 8 log T / Delta^2"
+)
 
 
 @pytest.fixture
@@ -44,17 +46,22 @@ def seeds(tmp_path) -> SkillInjector:
 
 
 def ctx_with(injector, budget: int = 2000, memories_block: str = ""):
-    return SimpleNamespace(settings=load_settings(memory_skill_token_budget=budget),
-                           services=Services(skill_injector=injector, memories_block=memories_block))
+    return SimpleNamespace(
+        settings=load_settings(memory_skill_token_budget=budget),
+        services=Services(skill_injector=injector, memories_block=memories_block),
+    )
 
 
-@pytest.mark.parametrize(("role", "skill"), [
-    ("survey", "survey-habits"),
-    ("verifier", "proof-review-checklist"),
-    ("writer", "theorem-proof-style"),
-    ("experiment", "experiment-habits"),
-    ("formalizer", "lemma-decomposition"),
-])
+@pytest.mark.parametrize(
+    ("role", "skill"),
+    [
+        ("survey", "survey-habits"),
+        ("verifier", "proof-review-checklist"),
+        ("writer", "theorem-proof-style"),
+        ("experiment", "experiment-habits"),
+        ("formalizer", "lemma-decomposition"),
+    ],
+)
 def test_every_role_is_offered_the_seed_skill_written_for_it(seeds, role, skill):
     block = skills_block(ctx_with(seeds), role, BANDIT)
     assert f"{skill}" in block, role
@@ -82,8 +89,10 @@ def test_no_topic_no_skills(seeds):
     assert skills_block(SimpleNamespace(settings=load_settings(), services=Services()), "writer", BANDIT) == ""
 
 
-RICH = (BANDIT + ": a union bound over arms and peeling over epochs, Hoeffding's concentration "
-        "inequality for the empirical means, and a telescoping sum of the per-round regret")
+RICH = (
+    BANDIT + ": a union bound over arms and peeling over epochs, Hoeffding's concentration "
+    "inequality for the empirical means, and a telescoping sum of the per-round regret"
+)
 
 
 def test_skills_take_only_what_the_memories_left_of_the_budget(seeds):
@@ -96,8 +105,7 @@ def test_skills_take_only_what_the_memories_left_of_the_budget(seeds):
     assert tokens(memories) + tokens(squeezed.block) <= 2000
     assert len(squeezed.names) < len(full.names)
     hints = "Strategies that failed before:\n" + "- a failed strategy about union bounds\n" * 200
-    none_left = offer_skills(ctx_with(seeds, memories_block=memories).services, 2000, ("prover",), RICH,
-                             used=(hints,))
+    none_left = offer_skills(ctx_with(seeds, memories_block=memories).services, 2000, ("prover",), RICH, used=(hints,))
     assert none_left.names == [] and none_left.block == ""
 
 
@@ -122,20 +130,42 @@ def test_trim_keeps_whole_lines_says_so_and_drops_orphan_headings():
 
 # --- memories: budget, sessions without a statement ---------------------------------------------
 
+
 def insight(title: str, content: str) -> DomainInsight:
-    return DomainInsight(domain="mab", category="proof_strategy", title=title, content=content,
-                         confidence=0.9, established=True, verification_level="smt", session_status="proved")
+    return DomainInsight(
+        domain="mab",
+        category="proof_strategy",
+        title=title,
+        content=content,
+        confidence=0.9,
+        established=True,
+        verification_level="smt",
+        session_status="proved",
+    )
 
 
 @pytest.fixture
 def memory(tmp_path) -> MemoryManager:
     mm = MemoryManager(tmp_path / "ws", "s0", HashingEmbedder())
-    mm.save_insight(insight("Peeling for UCB", "Peel the horizon into geometric epochs to bound UCB pull counts. "
-                                               + "Detail on the epochs and the union bound. " * 20))
-    mm.save_insight(insight("Thompson posterior", "For Thompson sampling bound the posterior sample's "
-                                                  "deviation with a Beta tail. " + "More on Beta tails. " * 20))
-    mm.save_insight(insight("KL lower bound", "Change of measure gives the Lai-Robbins lower bound. "
-                                              + "More on divergences. " * 20))
+    mm.save_insight(
+        insight(
+            "Peeling for UCB",
+            "Peel the horizon into geometric epochs to bound UCB pull counts. "
+            + "Detail on the epochs and the union bound. " * 20,
+        )
+    )
+    mm.save_insight(
+        insight(
+            "Thompson posterior",
+            "For Thompson sampling bound the posterior sample's "
+            "deviation with a Beta tail. " + "More on Beta tails. " * 20,
+        )
+    )
+    mm.save_insight(
+        insight(
+            "KL lower bound", "Change of measure gives the Lai-Robbins lower bound. " + "More on divergences. " * 20
+        )
+    )
     return mm
 
 
@@ -152,16 +182,24 @@ def test_a_session_without_a_statement_still_gets_memories(memory, tmp_path):
     assert session_memory_query("", "mab", titles=[]).strip()  # never empty
     assert memory.load_for_injection("mab", k=4, query="") != []
     bus = KnowledgeBus("s1", tmp_path / "session")
-    ctx = SimpleNamespace(bus=bus, domain="mab", plugin=None,
-                          settings=load_settings(memory_skill_token_budget=2000),
-                          services=Services(memory=memory))
+    ctx = SimpleNamespace(
+        bus=bus,
+        domain="mab",
+        plugin=None,
+        settings=load_settings(memory_skill_token_budget=2000),
+        services=Services(memory=memory),
+    )
     # before any paper: chosen by the domain (build_services), never "nothing"
     ctx.services.memories_block = session_memories_block(memory, "mab", "")
     assert "<memories>" in ctx.services.memories_block
     watch_session_papers(ctx, "")
-    bus.put_bibliography(Bibliography(papers=[
-        Paper(paper_id="arxiv:1", title="Analysis of Thompson sampling for the multi-armed bandit problem"),
-    ]))
+    bus.put_bibliography(
+        Bibliography(
+            papers=[
+                Paper(paper_id="arxiv:1", title="Analysis of Thompson sampling for the multi-armed bandit problem"),
+            ]
+        )
+    )
     block = ctx.services.memories_block
     # chosen by the papers once the survey has them: the Thompson insight comes first
     assert block.startswith("<memories>")
@@ -171,8 +209,13 @@ def test_a_session_without_a_statement_still_gets_memories(memory, tmp_path):
 
 def test_a_session_with_a_statement_is_not_rechosen(memory, tmp_path):
     bus = KnowledgeBus("s1", tmp_path / "session")
-    ctx = SimpleNamespace(bus=bus, domain="mab", plugin=None, settings=load_settings(),
-                          services=Services(memory=memory, memories_block="<memories>kept</memories>"))
+    ctx = SimpleNamespace(
+        bus=bus,
+        domain="mab",
+        plugin=None,
+        settings=load_settings(),
+        services=Services(memory=memory, memories_block="<memories>kept</memories>"),
+    )
     watch_session_papers(ctx, "UCB1 pull counts are logarithmic")
     bus.put_bibliography(Bibliography(papers=[Paper(paper_id="arxiv:1", title="Thompson sampling")]))
     assert ctx.services.memories_block == "<memories>kept</memories>"
@@ -180,17 +223,21 @@ def test_a_session_with_a_statement_is_not_rechosen(memory, tmp_path):
 
 # --- memory hints: one domain's failures and counterexamples ---------------------------------------
 
+
 async def test_hints_show_this_domains_failures_and_counterexamples_only(memory):
-    memory.remember("theory.failed_strategies.mab", ["Hoeffding without a union bound over arms"],
-                    tags=["failed_strategy"])
-    memory.remember("theory.failed_strategies.graphs", ["Induction on the number of edges"],
-                    tags=["failed_strategy"])
-    memory.remember("theory.counterexamples.mab", ["constant regret for UCB1 — false at Delta=0.01, T=1e5"],
-                    tags=["counterexample"])
-    memory.remember("theory.counterexamples.graphs", ["every planar graph is 3-colourable — false at K4"],
-                    tags=["counterexample"])
-    ctx = SimpleNamespace(domain="mab", settings=load_settings(theory_pipeline="memory_guided"),
-                          services=Services(memory=memory))
+    memory.remember(
+        "theory.failed_strategies.mab", ["Hoeffding without a union bound over arms"], tags=["failed_strategy"]
+    )
+    memory.remember("theory.failed_strategies.graphs", ["Induction on the number of edges"], tags=["failed_strategy"])
+    memory.remember(
+        "theory.counterexamples.mab", ["constant regret for UCB1 — false at Delta=0.01, T=1e5"], tags=["counterexample"]
+    )
+    memory.remember(
+        "theory.counterexamples.graphs", ["every planar graph is 3-colourable — false at K4"], tags=["counterexample"]
+    )
+    ctx = SimpleNamespace(
+        domain="mab", settings=load_settings(theory_pipeline="memory_guided"), services=Services(memory=memory)
+    )
     hints = await memory_hints(ctx, "UCB1 regret union bound")
     assert "Hoeffding without a union bound" in hints
     assert "constant regret for UCB1" in hints and "Counterexamples found" in hints
@@ -200,8 +247,11 @@ async def test_hints_show_this_domains_failures_and_counterexamples_only(memory)
 
 async def test_hints_do_not_repeat_insights_already_in_the_memories_block(memory):
     block = memories_block_for(memory, "mab", "UCB pull counts")
-    ctx = SimpleNamespace(domain="mab", settings=load_settings(theory_pipeline="memory_guided"),
-                          services=Services(memory=memory, memories_block=block))
+    ctx = SimpleNamespace(
+        domain="mab",
+        settings=load_settings(theory_pipeline="memory_guided"),
+        services=Services(memory=memory, memories_block=block),
+    )
     hints = await memory_hints(ctx, "UCB pull counts")
     for title in ("Peeling for UCB", "Thompson posterior", "KL lower bound"):
         if title in block:
@@ -210,9 +260,14 @@ async def test_hints_do_not_repeat_insights_already_in_the_memories_block(memory
 
 def test_written_skill_for_two_roles_is_not_offered_twice(tmp_path):
     user = tmp_path / "user"
-    write_skill(user, "regret-peeling", tags=("regret", "ucb", "peeling"), roles=("prover", "theory"),
-                description="Peel the horizon to bound UCB regret and pull counts",
-                body="Split the horizon into epochs; union bound per epoch; sum the geometric series.")
+    write_skill(
+        user,
+        "regret-peeling",
+        tags=("regret", "ucb", "peeling"),
+        roles=("prover", "theory"),
+        description="Peel the horizon to bound UCB regret and pull counts",
+        body="Split the horizon into epochs; union bound per epoch; sum the geometric series.",
+    )
     inj = SkillInjector(SkillRegistry(user, builtin_dir=tmp_path / "none"), HashingEmbedder())
     offered = offer_skills(Services(skill_injector=inj), 2000, ("prover", "theory"), BANDIT)
     assert offered.names == ["regret-peeling"]  # picked for "prover", not again for "theory"

@@ -88,9 +88,15 @@ async def test_skills_from_an_unestablished_session_are_labelled(tmp_path):
     from eurekaclaw.skills.evolver import SkillProvenance
 
     backend, reg, _ = make(tmp_path, GOOD)
-    prov = SkillProvenance(source_session="s7", session_status="contradicted", established=False,
-                           verification_level="reviewed", self_reviewed=True,
-                           note="an experiment violated a bound", shown_false=True)
+    prov = SkillProvenance(
+        source_session="s7",
+        session_status="contradicted",
+        established=False,
+        verification_level="reviewed",
+        self_reviewed=True,
+        note="an experiment violated a bound",
+        shown_false=True,
+    )
     evolver = SkillEvolver(SessionLLM(backend, UsageLedger(None)), reg, domain="mab", provenance=prov)
     created = await evolver.distill_from_session(["L4: gap: the constant is not justified"], ["L1 proof: PROOF-TEXT"])
     skill = reg.get(created[0].meta.name)
@@ -109,8 +115,12 @@ async def test_flag_retracted_skills_stops_offering_them(tmp_path):
     from eurekaclaw.skills.evolver import SkillProvenance, flag_retracted_skills
 
     backend, reg, _ = make(tmp_path, GOOD)
-    evolver = SkillEvolver(SessionLLM(backend, UsageLedger(None)), reg, domain="mab",
-                           provenance=SkillProvenance(source_session="s1", session_status="proved"))
+    evolver = SkillEvolver(
+        SessionLLM(backend, UsageLedger(None)),
+        reg,
+        domain="mab",
+        provenance=SkillProvenance(source_session="s1", session_status="proved"),
+    )
     await evolver.distill_from_session(["a failure"], [])
     assert "bernstein-for-small-variance" in {s.meta.name for s in reg.get_by_role("prover")}
     assert flag_retracted_skills(reg, {"other"}, "why") == []
@@ -133,8 +143,12 @@ LONG_NAME = "variance-aware-bernstein-confidence-radius-for-heavy-tailed-arm-rew
 
 
 def _skill(name: str) -> dict:
-    return {"name": name, "description": "Use Bernstein when the variance is small.",
-            "tags": ["bernstein"], "steps": ["Bound the variance", "Apply Bernstein", "Union bound"]}
+    return {
+        "name": name,
+        "description": "Use Bernstein when the variance is small.",
+        "tags": ["bernstein"],
+        "steps": ["Bound the variance", "Apply Bernstein", "Union bound"],
+    }
 
 
 async def test_a_long_name_clashing_with_a_user_skill_stays_within_the_limit(tmp_path):
@@ -181,7 +195,9 @@ async def test_one_skill_that_cannot_be_stored_is_skipped_and_the_others_kept(tm
 async def test_counterexamples_and_violations_reach_the_distiller(tmp_path):
     backend, _, evolver = make(tmp_path, {"skills": []})
     created = await evolver.distill_from_session(
-        [], [], ["UCB1 constant regret — confirmed at {'Delta': 0.01, 'T': 100000}: regret grows like log T"],
+        [],
+        [],
+        ["UCB1 constant regret — confirmed at {'Delta': 0.01, 'T': 100000}: regret grows like log T"],
         ["R_T <= 3 sqrt(T): measured 41.2 > bound 30.0 at T=100"],
     )
     assert created == []
@@ -194,8 +210,11 @@ async def test_a_reply_cut_off_at_the_limit_stores_nothing(tmp_path):
     from eurekaclaw.llm.types import LLMResponse
 
     def truncated(request):
-        return LLMResponse(text='{"skills": [{"name": "half-a-skill", "description": "Use', stop_reason="max_tokens",
-                           structured={"skills": [_skill("half-a-skill")]})
+        return LLMResponse(
+            text='{"skills": [{"name": "half-a-skill", "description": "Use',
+            stop_reason="max_tokens",
+            structured={"skills": [_skill("half-a-skill")]},
+        )
 
     backend = ScriptedBackend(responder=truncated)
     reg = SkillRegistry(tmp_path / "user", builtin_dir=tmp_path / "none")

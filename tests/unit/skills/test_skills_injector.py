@@ -16,18 +16,35 @@ FILLER = " ".join(["Further remarks on applying the technique."] * 20)
 @pytest.fixture
 def registry(tmp_path) -> SkillRegistry:
     user = tmp_path / "user"
-    write_skill(user, "martingale-tail", tags=("martingale", "azuma", "concentration"),
-                description="Azuma-Hoeffding for martingale differences",
-                body="Centre the increments, bound them, apply Azuma-Hoeffding to the martingale. " + FILLER)
-    write_skill(user, "telescoping", tags=("telescoping", "potential", "sum"),
-                description="Collapse sums of potential differences",
-                body="Write each term as a difference of a potential and sum. " + FILLER)
-    write_skill(user, "kl-lower-bound", tags=("kl-divergence", "lower-bound", "change-of-measure"),
-                description="Lower bounds by change of measure",
-                body="Two instances, divergence decomposition, Bretagnolle-Huber. " + FILLER)
-    write_skill(user, "paper-style", tags=("writing", "latex"), roles=("writer",),
-                description="Write theorem statements with explicit constants",
-                body="Explicit constants; amsthm. " + FILLER)
+    write_skill(
+        user,
+        "martingale-tail",
+        tags=("martingale", "azuma", "concentration"),
+        description="Azuma-Hoeffding for martingale differences",
+        body="Centre the increments, bound them, apply Azuma-Hoeffding to the martingale. " + FILLER,
+    )
+    write_skill(
+        user,
+        "telescoping",
+        tags=("telescoping", "potential", "sum"),
+        description="Collapse sums of potential differences",
+        body="Write each term as a difference of a potential and sum. " + FILLER,
+    )
+    write_skill(
+        user,
+        "kl-lower-bound",
+        tags=("kl-divergence", "lower-bound", "change-of-measure"),
+        description="Lower bounds by change of measure",
+        body="Two instances, divergence decomposition, Bretagnolle-Huber. " + FILLER,
+    )
+    write_skill(
+        user,
+        "paper-style",
+        tags=("writing", "latex"),
+        roles=("writer",),
+        description="Write theorem statements with explicit constants",
+        body="Explicit constants; amsthm. " + FILLER,
+    )
     return SkillRegistry(user, builtin_dir=tmp_path / "none")
 
 
@@ -95,7 +112,7 @@ def test_render_for_prompt(registry):
     inj = SkillInjector(registry, HashingEmbedder())
     chosen = inj.top_k(TASK, "prover", k=2)
     block = inj.render_for_prompt(chosen)
-    assert block.startswith("<skills>\n<skill name=\"martingale-tail\">\n")
+    assert block.startswith('<skills>\n<skill name="martingale-tail">\n')
     assert block.endswith("</skill>\n</skills>")
     assert block.count("<skill name=") == len(chosen)
     assert inj.render_for_prompt([]) == ""

@@ -31,7 +31,9 @@ def test_seeds_install_then_keep_user_edits_unless_forced(tmp_path):
     first = install_skills(None, dest)
     seeds = sorted(p.name for p in builtin_skills_dir().iterdir() if (p / "SKILL.md").exists())
     assert sorted(first.installed) == seeds and not first.rejected
-    assert (dest / "induction" / "SKILL.md").read_text() == (builtin_skills_dir() / "induction" / "SKILL.md").read_text()
+    assert (dest / "induction" / "SKILL.md").read_text() == (
+        builtin_skills_dir() / "induction" / "SKILL.md"
+    ).read_text()
     second = install_skills(None, dest)
     assert sorted(second.unchanged) == seeds and not second.installed and not second.updated
 
@@ -228,7 +230,9 @@ def test_unusable_sources(tmp_path):
 def _git(*args: str, cwd: Path) -> None:
     subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main", *args],
-        cwd=cwd, check=True, capture_output=True,
+        cwd=cwd,
+        check=True,
+        capture_output=True,
     )
 
 

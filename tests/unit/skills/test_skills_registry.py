@@ -15,9 +15,18 @@ from eurekaclaw.skills.registry import SkillRegistry, builtin_skills_dir, ema, r
 from eurekaclaw.types.skills import SkillMeta, SkillRecord
 
 REQUIRED_SEEDS = {
-    "induction", "proof-by-contradiction", "concentration-inequalities", "union-bound-and-peeling",
-    "martingale-arguments", "convexity-and-jensen", "telescoping-sums", "change-of-measure",
-    "compactness-arguments", "theorem-proof-style", "survey-habits", "experiment-habits",
+    "induction",
+    "proof-by-contradiction",
+    "concentration-inequalities",
+    "union-bound-and-peeling",
+    "martingale-arguments",
+    "convexity-and-jensen",
+    "telescoping-sums",
+    "change-of-measure",
+    "compactness-arguments",
+    "theorem-proof-style",
+    "survey-habits",
+    "experiment-habits",
 }
 
 
@@ -155,4 +164,3 @@ def test_concurrent_stats_updates_lose_nothing(tmp_path):
         p.join(timeout=120)
     assert [p.exitcode for p in procs] == [0, 0]
     assert SkillRegistry(user, builtin_dir=builtin).get("shared").meta.usage_count == 50
-

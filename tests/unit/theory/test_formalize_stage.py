@@ -19,8 +19,12 @@ def lem(lid, deps=(), root=False, **extra):
 
 
 def plan(*lemmas, **extra):
-    return {"formal_statement": "\\forall x>0: x + 1/x \\ge 2", "assumptions": ["x > 0"],
-            "lemmas": list(lemmas), **extra}
+    return {
+        "formal_statement": "\\forall x>0: x + 1/x \\ge 2",
+        "assumptions": ["x > 0"],
+        "lemmas": list(lemmas),
+        **extra,
+    }
 
 
 def plan_calls(script: Script) -> list:
@@ -111,9 +115,20 @@ async def test_unreadable_plan_fails_cleanly(tmp_path):
 
 
 async def test_unused_lemmas_pruned_and_labelled_plan_kept(tmp_path):
-    p = plan(lem("A", provenance="known", citation="arXiv:1234.5678"), lem("X"), lem("T", ["A"], True),
-             proof_plan=[{"id": "s1", "description": "cite A", "provenance": "known",
-                          "citation": "arXiv:1234.5678", "lemma_ids": ["A", "nope"]}])
+    p = plan(
+        lem("A", provenance="known", citation="arXiv:1234.5678"),
+        lem("X"),
+        lem("T", ["A"], True),
+        proof_plan=[
+            {
+                "id": "s1",
+                "description": "cite A",
+                "provenance": "known",
+                "citation": "arXiv:1234.5678",
+                "lemma_ids": ["A", "nope"],
+            }
+        ],
+    )
     script = Script().on("formalizer", None, p)
     ctx, _, _ = make_ctx(tmp_path, script)
     await FormalizeStage().run(ctx, SPEC)
@@ -130,14 +145,15 @@ async def test_explore_mode_uses_selected_direction_and_known_results(tmp_path):
     spec = InputSpec(mode="explore", statement="bandits")
     stage = FormalizeStage()
     assert "research brief" in stage.missing_inputs(ctx, spec)
-    ctx.bus.put_research_brief(ResearchBrief(
-        directions=[], selected_direction=None, gap_analysis="g"))
+    ctx.bus.put_research_brief(ResearchBrief(directions=[], selected_direction=None, gap_analysis="g"))
     assert "no selected direction" in stage.missing_inputs(ctx, spec)
-    ctx.bus.put_research_brief(ResearchBrief(
-        selected_direction=ResearchDirection(title="t", statement="UCB regret is O(log T)"),
-        known_results=[KnownResult(statement="Hoeffding's inequality", source="hoeffding1963")],
-        gap_analysis="nobody did it",
-    ))
+    ctx.bus.put_research_brief(
+        ResearchBrief(
+            selected_direction=ResearchDirection(title="t", statement="UCB regret is O(log T)"),
+            known_results=[KnownResult(statement="Hoeffding's inequality", source="hoeffding1963")],
+            gap_analysis="nobody did it",
+        )
+    )
     assert stage.missing_inputs(ctx, spec) is None
     out = await stage.run(ctx, spec)
     assert out.status == "completed"
@@ -161,11 +177,15 @@ def seeded_memory(home, empty: bool = False) -> MemoryManager:
     `amgm` domain (or nothing)."""
     memory = MemoryManager(home / "memory-home", "s0", HashingEmbedder())
     if not empty:
-        memory.add_theorem("AM-GM for two reals: for all x > 0, x + 1/x >= 2", "amgm", "smt",
-                           established=True, session_status="proved")
+        memory.add_theorem(
+            "AM-GM for two reals: for all x > 0, x + 1/x >= 2", "amgm", "smt", established=True, session_status="proved"
+        )
         memory.remember("theory.failed_strategies.amgm", "squaring both sides loops", tags=["failed_strategy"])
-        memory.save_insight(DomainInsight(domain="amgm", category="pitfalls", title="division",
-                                          content="check x != 0 before dividing by x"))
+        memory.save_insight(
+            DomainInsight(
+                domain="amgm", category="pitfalls", title="division", content="check x != 0 before dividing by x"
+            )
+        )
     return memory
 
 

@@ -22,20 +22,26 @@ def test_a_proof_shorter_than_the_minimum_is_invalid(text):
         ProofAttempt(proof=text)
 
 
-@pytest.mark.parametrize("text", [
-    r"For all real $x$, $x^2 + 1 \ge 2x$ holds, as claimed.",
-    r"Clearly $x^2 + 1 \ge 2x$ for all real $x$. QED",
-    "The statement holds by definition, hence the claim follows.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        r"For all real $x$, $x^2 + 1 \ge 2x$ holds, as claimed.",
+        r"Clearly $x^2 + 1 \ge 2x$ for all real $x$. QED",
+        "The statement holds by definition, hence the claim follows.",
+    ],
+)
 def test_restating_the_claim_is_no_proof(text):
     assert restates_claim(text, STATEMENT)
 
 
-@pytest.mark.parametrize("text", [
-    r"Since $(x-1)^2 \ge 0$, expanding gives $x^2 - 2x + 1 \ge 0$, i.e. the claim.",
-    r"By Lemma~\ref{lem:L1} with $y = x - 1$.",
-    "By standard results on squares of reals, the claim follows.",  # weak, but a step: the reviewer judges it
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        r"Since $(x-1)^2 \ge 0$, expanding gives $x^2 - 2x + 1 \ge 0$, i.e. the claim.",
+        r"By Lemma~\ref{lem:L1} with $y = x - 1$.",
+        "By standard results on squares of reals, the claim follows.",  # weak, but a step: the reviewer judges it
+    ],
+)
 def test_a_step_beyond_the_claim_counts(text):
     assert not restates_claim(text, STATEMENT)
 

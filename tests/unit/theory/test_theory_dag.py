@@ -56,12 +56,16 @@ def test_each_structural_defect_is_reported():
 def test_merge_replan_rules():
     d = dag(lemma("A"), lemma("B", "A", status="refuted"), lemma("C", "B"), lemma("T", "C", root=True))
     d["A"].status = "proved"
-    ok = merge_replan(d, [
-        LemmaOut(id="B2", statement="weaker B", dependencies=["A"]),
-        LemmaOut(id="C", statement="C restated", dependencies=["B2"]),
-        LemmaOut(id="T", statement="a different theorem!", dependencies=["C"], is_root=True),
-        LemmaOut(id="A", statement="A restated"),
-    ], editable={"C", "T"})
+    ok = merge_replan(
+        d,
+        [
+            LemmaOut(id="B2", statement="weaker B", dependencies=["A"]),
+            LemmaOut(id="C", statement="C restated", dependencies=["B2"]),
+            LemmaOut(id="T", statement="a different theorem!", dependencies=["C"], is_root=True),
+            LemmaOut(id="A", statement="A restated"),
+        ],
+        editable={"C", "T"},
+    )
     assert ok.problems == []
     assert ok.dag["T"].statement == "Statement of T."  # the main theorem never changes
     assert ok.dag["A"].statement == "Statement of A."  # not affected: ignored with a note
@@ -77,12 +81,14 @@ def test_merge_replan_rules():
 
 def test_insert_split_rules():
     d = dag(lemma("A"), lemma("B", "A"), lemma("T", "B", root=True))
-    ok = insert_split(d, "B", [LemmaOut(id="B1", statement="x", dependencies=["A"]),
-                               LemmaOut(id="B2", statement="y", dependencies=["B1"])])
+    ok = insert_split(
+        d,
+        "B",
+        [LemmaOut(id="B1", statement="x", dependencies=["A"]), LemmaOut(id="B2", statement="y", dependencies=["B1"])],
+    )
     assert ok.problems == [] and ok.dag["B"].dependencies == ["A", "B1", "B2"]
     assert ok.dag["B1"].parent == "B" and not ok.dag["B1"].is_root
-    cyc = insert_split(d, "B", [LemmaOut(id="B1", statement="x", dependencies=["T"]),
-                                LemmaOut(id="B2", statement="y")])
+    cyc = insert_split(d, "B", [LemmaOut(id="B1", statement="x", dependencies=["T"]), LemmaOut(id="B2", statement="y")])
     assert any("relies on B" in p for p in cyc.problems)
     one = insert_split(d, "B", [LemmaOut(id="B1", statement="x")])
     assert any("at least two" in p for p in one.problems)
@@ -103,11 +109,18 @@ def test_stagnation_window():
 
 
 def test_citation_matching_needs_a_verified_paper():
-    bib = Bibliography(papers=[
-        Paper(paper_id="arxiv:2101.00001", title="A", arxiv_id="2101.00001v2", cite_key="auer2002",
-              verification="verified"),
-        Paper(paper_id="doi:10.1/x", title="B", doi="10.1/X", verification="not_found"),
-    ])
+    bib = Bibliography(
+        papers=[
+            Paper(
+                paper_id="arxiv:2101.00001",
+                title="A",
+                arxiv_id="2101.00001v2",
+                cite_key="auer2002",
+                verification="verified",
+            ),
+            Paper(paper_id="doi:10.1/x", title="B", doi="10.1/X", verification="not_found"),
+        ]
+    )
     for ref in ("arXiv:2101.00001v1", "\\cite{auer2002}", "2101.00001", "https://arxiv.org/abs/2101.00001"):
         assert verified_paper(bib, ref).title == "A", ref
     for ref in ("doi:10.1/x", "auer2003", "", None):
@@ -116,13 +129,13 @@ def test_citation_matching_needs_a_verified_paper():
 
 
 def test_review_model_is_lenient_in_and_strict_out():
-    v = ReviewVerdict.model_validate({"verdict": "Accepted", "confidence": "90",
-                                      "errors": [{"category": "Missing Case", "severity": "minor"}]})
+    v = ReviewVerdict.model_validate(
+        {"verdict": "Accepted", "confidence": "90", "errors": [{"category": "Missing Case", "severity": "minor"}]}
+    )
     assert v.verdict == "pass" and v.confidence == 0.9 and v.errors[0].category == "missing_case"
     assert review_passed(v)  # a minor remark does not fail a proof
     v2 = v.model_copy(update={"errors": [v.errors[0].model_copy(update={"severity": "major"})]})
     assert not review_passed(v2)
-    weird = ReviewVerdict.model_validate({"verdict": "fail", "confidence": 0.5,
-                                          "errors": [{"category": "vibes"}]})
+    weird = ReviewVerdict.model_validate({"verdict": "fail", "confidence": 0.5, "errors": [{"category": "vibes"}]})
     assert weird.errors[0].category == "other" and not review_passed(weird)
     assert BroadRepair.model_validate({"strategy": "Split into sub-lemmas"}).strategy == "split"

@@ -19,8 +19,11 @@ UNRELATED = "Theorem conc : 1 + 1 = 2.\nProof. reflexivity. Qed."
 
 
 def with_coq(script):
-    return {"proof": "Since (x-1)^2 >= 0, x^2 + 1 >= 2x.", "self_assessment": {"confidence": 0.9},
-            "formal_proof": script}
+    return {
+        "proof": "Since (x-1)^2 >= 0, x^2 + 1 >= 2x.",
+        "self_assessment": {"confidence": 0.9},
+        "formal_proof": script,
+    }
 
 
 async def test_coq_proof_gives_formal_level_and_bad_one_goes_to_refiner(tmp_path):

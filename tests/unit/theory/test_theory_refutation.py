@@ -17,8 +17,12 @@ TRUE_CLAIM = claim("x**2 >= 0", "x")
 REPLAN = {
     "rationale": "use a true inequality instead",
     "lemmas": [
-        {"id": "L1b", "statement": "x^2 >= 0", "dependencies": [],
-         "claim": {"variables": [{"name": "x", "domain": "real"}], "conclusion": "x**2 >= 0"}},
+        {
+            "id": "L1b",
+            "statement": "x^2 >= 0",
+            "dependencies": [],
+            "claim": {"variables": [{"name": "x", "domain": "real"}], "conclusion": "x**2 >= 0"},
+        },
         {"id": "L2", "statement": "L2 via L1b", "dependencies": ["L1b"]},
     ],
 }
@@ -27,8 +31,7 @@ REPLAN = {
 async def test_e_false_lemma_refuted_dependants_reopened_replanned_proved(tmp_path):
     script = Script().on("formalizer", "L1", REPLAN)  # the re-plan is charged to L1
     ctx, _, events = make_ctx(tmp_path, script)
-    put_state(ctx, lemma("L0"), lemma("L1", claim=FALSE_CLAIM), lemma("L2", "L1"),
-              lemma("T", "L0", "L2", root=True))
+    put_state(ctx, lemma("L0"), lemma("L1", claim=FALSE_CLAIM), lemma("L2", "L1"), lemma("T", "L0", "L2", root=True))
     out = await TheoryStage().run(ctx, SPEC)
     state = ctx.bus.get_theory_state()
     assert state.lemma_dag["L1"].status == "refuted" and "L1" not in state.proven_lemmas
@@ -143,10 +146,12 @@ async def test_unparseable_claim_reported_once_then_dropped(tmp_path):
             {"id": "T", "statement": "t", "dependencies": ["A", "B"], "is_root": True},
         ],
     }
-    fixes = {"fixes": [
-        {"lemma_id": "A", "claim": {"variables": [{"name": "x"}], "conclusion": "x**2 + 1 >= 2*x"}},
-        {"lemma_id": "B", "claim": {"variables": [{"name": "y"}], "conclusion": "y.__class__ >= 0"}},
-    ]}
+    fixes = {
+        "fixes": [
+            {"lemma_id": "A", "claim": {"variables": [{"name": "x"}], "conclusion": "x**2 + 1 >= 2*x"}},
+            {"lemma_id": "B", "claim": {"variables": [{"name": "y"}], "conclusion": "y.__class__ >= 0"}},
+        ]
+    }
     script = Script().on("formalizer", None, plan, fixes)
     ctx, _, _ = make_ctx(tmp_path, script)
     out = await FormalizeStage().run(ctx, InputSpec(mode="prove", statement="s"))

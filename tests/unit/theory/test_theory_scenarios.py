@@ -18,15 +18,23 @@ SPEC = InputSpec(mode="prove", statement="the conjecture")
 
 def five_lemma_plan() -> dict:
     lem = lambda lid, deps, root=False: {  # noqa: E731
-        "id": lid, "statement": f"Statement {lid}", "informal": f"{lid} informally",
-        "provenance": "new", "dependencies": deps, "is_root": root,
+        "id": lid,
+        "statement": f"Statement {lid}",
+        "informal": f"{lid} informally",
+        "provenance": "new",
+        "dependencies": deps,
+        "is_root": root,
     }
     return {
         "formal_statement": "\\forall x: P(x)",
         "assumptions": ["x > 0"],
         "proof_plan": [{"id": "p1", "description": "combine", "provenance": "adapted", "lemma_ids": ["A", "B"]}],
         "lemmas": [
-            lem("A", []), lem("B", []), lem("C", ["A"]), lem("D", ["B", "C"]), lem("T", ["D", "A"], True),
+            lem("A", []),
+            lem("B", []),
+            lem("C", ["A"]),
+            lem("D", ["B", "C"]),
+            lem("T", ["D", "A"], True),
         ],
     }
 
@@ -44,7 +52,6 @@ class FakeInjector(SkillInjector):
             return []
         meta = SkillMeta(name="induction-skill", agent_roles=["prover"], description="use induction")
         return [SkillRecord(meta=meta, body="Try induction on n.")]
-
 
 
 async def test_a_five_lemmas_all_proved_first_try(tmp_path):
@@ -86,19 +93,36 @@ async def test_b_fails_twice_with_different_errors_then_passes(tmp_path):
     secret = "SELF-ASSESSMENT-MARKER"
     script = Script()
     script.on("prover", "L1", proof("First try: expand and compare terms.", weakest=secret))
-    script.on("refiner", "L1", proof("Second try: bound each term separately."), proof("Third try: complete the square, then use positivity."))
-    script.on("verifier", "L1", fail("gap", "step 2 missing"), fail("invalid_step", "wrong sign"), {
-        "verdict": "pass", "confidence": 0.85, "errors": []})
+    script.on(
+        "refiner",
+        "L1",
+        proof("Second try: bound each term separately."),
+        proof("Third try: complete the square, then use positivity."),
+    )
+    script.on(
+        "verifier",
+        "L1",
+        fail("gap", "step 2 missing"),
+        fail("invalid_step", "wrong sign"),
+        {"verdict": "pass", "confidence": 0.85, "errors": []},
+    )
     ctx, _, _ = make_ctx(tmp_path, script)
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, SPEC)
     state = ctx.bus.get_theory_state()
     assert state.status == "proved"
     rec = state.proven_lemmas["L1"]
-    assert rec.attempts == 3 and rec.proof == "Third try: complete the square, then use positivity." and rec.review_confidence == 0.85
+    assert (
+        rec.attempts == 3
+        and rec.proof == "Third try: complete the square, then use positivity."
+        and rec.review_confidence == 0.85
+    )
     failures = [f for f in state.failed_attempts if f.lemma_id == "L1"]
     assert [f.error_category for f in failures] == ["gap", "invalid_step"]
-    assert [f.proof for f in failures] == ["First try: expand and compare terms.", "Second try: bound each term separately."]
+    assert [f.proof for f in failures] == [
+        "First try: expand and compare terms.",
+        "Second try: bound each term separately.",
+    ]
     assert "wrong sign" in failures[1].verifier_text
     # targeted repairs only (no broad repair for two different errors)
     assert [o for r, lid, o in script.log if r == "refiner"] == ["ProofAttempt", "ProofAttempt"]
@@ -123,7 +147,13 @@ async def test_c_stagnation_triggers_broad_repair_and_split(tmp_path):
     script = Script()
     l1_reviews = iter([fail("gap"), fail("gap"), fail("gap")])
     script.on("verifier", "L1", lambda r: next(l1_reviews, {"verdict": "pass", "confidence": 0.9}))
-    script.on("refiner", "L1", lambda r: split if r.output_name() == "BroadRepair" else proof("Patched: the missing case n = 0 is checked directly."))
+    script.on(
+        "refiner",
+        "L1",
+        lambda r: (
+            split if r.output_name() == "BroadRepair" else proof("Patched: the missing case n = 0 is checked directly.")
+        ),
+    )
     ctx, _, events = make_ctx(tmp_path, script)
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, SPEC)
@@ -165,8 +195,11 @@ async def test_d_verifier_rejects_everything_abandoned(tmp_path):
 
 
 async def test_d_review_pass_with_major_error_or_low_confidence_is_not_a_pass(tmp_path):
-    sneaky = {"verdict": "pass", "confidence": 0.9,
-              "errors": [{"category": "circular", "description": "uses the claim", "severity": "major"}]}
+    sneaky = {
+        "verdict": "pass",
+        "confidence": 0.9,
+        "errors": [{"category": "circular", "description": "uses the claim", "severity": "major"}],
+    }
     unsure = {"verdict": "pass", "confidence": 0.2, "errors": []}
     script = Script().on("verifier", "L1", sneaky, unsure, "not json at all", "still not json")
     ctx, _, _ = make_ctx(tmp_path, script, theory_max_iterations=3)
@@ -186,7 +219,10 @@ async def test_unparseable_prover_reply_is_a_failed_attempt(tmp_path):
     state = ctx.bus.get_theory_state()
     assert state.status == "proved"
     assert [f.error_category for f in state.failed_attempts] == ["unparseable"]
-    assert state.proven_lemmas["L1"].proof == "A good proof: complete the square and conclude." and state.proven_lemmas["L1"].attempts == 2
+    assert (
+        state.proven_lemmas["L1"].proof == "A good proof: complete the square and conclude."
+        and state.proven_lemmas["L1"].attempts == 2
+    )
 
 
 async def test_h_consistency_garbage_is_not_proved(tmp_path):
@@ -203,8 +239,13 @@ async def test_h_consistency_garbage_is_not_proved(tmp_path):
 
 
 async def test_h_consistency_inconsistent_or_unknown_label_is_not_proved(tmp_path):
-    bad = {"proves_statement": False, "assumptions_respected": True,
-           "cited_lemmas_used_correctly": True, "verdict": "consistent", "issues": []}
+    bad = {
+        "proves_statement": False,
+        "assumptions_respected": True,
+        "cited_lemmas_used_correctly": True,
+        "verdict": "consistent",
+        "issues": [],
+    }
     script = Script().on("consistency_checker", None, bad)
     ctx, _, _ = make_ctx(tmp_path, script)
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
@@ -238,10 +279,14 @@ async def test_cited_only_when_citation_verified(tmp_path):
 
     script = Script()
     ctx, _, _ = make_ctx(tmp_path, script)
-    ctx.bus.put_bibliography(Bibliography(papers=[
-        Paper(paper_id="arxiv:1234.56789", title="Good paper", arxiv_id="1234.56789", verification="verified"),
-        Paper(paper_id="doi:10.1/fake", title="Unchecked", doi="10.1/fake", verification="suspicious"),
-    ]))
+    ctx.bus.put_bibliography(
+        Bibliography(
+            papers=[
+                Paper(paper_id="arxiv:1234.56789", title="Good paper", arxiv_id="1234.56789", verification="verified"),
+                Paper(paper_id="doi:10.1/fake", title="Unchecked", doi="10.1/fake", verification="suspicious"),
+            ]
+        )
+    )
     put_state(
         ctx,
         lemma("K1", provenance="known", citation="arXiv:1234.56789v2"),

@@ -54,8 +54,10 @@ class Plugin(DomainPlugin):
 def tool_prover(request):
     if request.tools and not any(m.role == "assistant" for m in request.messages):
         return {"tool_calls": [{"id": "c1", "name": "square", "input": {"x": 3}}]}
-    return {"text": "Here it is:\n" + json.dumps({"proof": "9 = 3^2, computed with the symbolic tool.",
-                                                   "self_assessment": {"confidence": 0.7}})}
+    return {
+        "text": "Here it is:\n"
+        + json.dumps({"proof": "9 = 3^2, computed with the symbolic tool.", "self_assessment": {"confidence": 0.7}})
+    }
 
 
 async def test_prover_uses_domain_tools_and_records_them(tmp_path):
@@ -81,8 +83,7 @@ async def test_memory_guided_prover_sees_failed_strategies_from_real_memory(tmp_
     from eurekaclaw.memory.manager import MemoryManager
 
     memory = MemoryManager(tmp_path / "home", "s1")
-    memory.remember("theory.failed_strategies.amgm", "squaring both sides went in circles",
-                    tags=["failed_strategy"])
+    memory.remember("theory.failed_strategies.amgm", "squaring both sides went in circles", tags=["failed_strategy"])
     script = Script()
     ctx, _, _ = make_ctx(tmp_path, script, theory_pipeline="memory_guided")
     ctx.domain = "amgm"  # failed strategies are offered within their own domain only

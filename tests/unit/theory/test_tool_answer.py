@@ -46,8 +46,11 @@ class FakeAgent:
 
 
 def request() -> LLMRequest:
-    return LLMRequest(role="prover", messages=[Message(
-        role="user", content='Prove |a+b| <= |a|+|b|. Reply {"proof": "<the full proof>"}')], max_tokens=512)
+    return LLMRequest(
+        role="prover",
+        messages=[Message(role="user", content='Prove |a+b| <= |a|+|b|. Reply {"proof": "<the full proof>"}')],
+        max_tokens=512,
+    )
 
 
 async def test_an_echoed_placeholder_after_tool_use_is_repaired_not_accepted() -> None:

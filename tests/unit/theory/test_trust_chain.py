@@ -67,8 +67,12 @@ async def test_a_lemma_shown_as_its_claim_earns_the_smt_level(tmp_path):
 
 async def test_a_flagged_claim_earns_no_mechanical_level(tmp_path):
     ctx, _, _ = make_ctx(tmp_path, Script())
-    flagged = lemma("A", claim=claim("x <= 1", assumptions=["x <= 1"]), statement_source="claim",
-                    claim_flags=["the conclusion repeats assumption 1"])
+    flagged = lemma(
+        "A",
+        claim=claim("x <= 1", assumptions=["x <= 1"]),
+        statement_source="claim",
+        claim_flags=["the conclusion repeats assumption 1"],
+    )
     put_state(ctx, flagged, lemma("T", "A", root=True))
     await run_theory(ctx)
     rec = ctx.bus.get_theory_state().proven_lemmas["A"]
@@ -106,7 +110,9 @@ async def test_a_counterexample_found_earlier_refutes_a_later_claim(tmp_path):
     script = Script()
     ctx, _, _ = make_ctx(tmp_path, script)
     state = put_state(ctx, lemma("A", claim=claim("x^2 <= x + 1")), lemma("T", "A", root=True))
-    state.counterexamples.append(Counterexample(lemma_id="old", assignment={"x": 3}, checker="falsifier", confirmed=True))
+    state.counterexamples.append(
+        Counterexample(lemma_id="old", assignment={"x": 3}, checker="falsifier", confirmed=True)
+    )
     ctx.bus.put_theory_state(state)
     ctx.settings = ctx.settings.model_copy(update={"theory_max_replans": 0})
     await run_theory(ctx)
@@ -120,10 +126,13 @@ async def test_a_counterexample_found_earlier_refutes_a_later_claim(tmp_path):
 
 async def test_a_replacement_without_claim_caps_the_theorem(tmp_path):
     false = claim("x^2 <= x", assumptions=[])
-    replan = {"rationale": "reworded", "lemmas": [
-        {"id": "B", "statement": "Statement of A, reworded.", "dependencies": [], "claim": None},
-        {"id": "T", "statement": "Main theorem.", "dependencies": ["B"], "is_root": True},
-    ]}
+    replan = {
+        "rationale": "reworded",
+        "lemmas": [
+            {"id": "B", "statement": "Statement of A, reworded.", "dependencies": [], "claim": None},
+            {"id": "T", "statement": "Main theorem.", "dependencies": ["B"], "is_root": True},
+        ],
+    }
     script = Script().on("formalizer", "A", replan)
     ctx, _, _ = make_ctx(tmp_path, script)
     put_state(ctx, lemma("A", claim=false), lemma("T", "A", root=True))
@@ -165,8 +174,11 @@ async def test_the_consistency_check_fails_by_machine_when_a_lemma_is_unused(tmp
 
 
 async def test_a_proof_citing_a_lemma_outside_its_dependencies_fails_consistency(tmp_path):
-    script = Script().on("prover", "A", proof("By Lemma~\\ref{lem:B}, done.")).on(
-        "prover", "T", proof("By Lemma~\\ref{lem:A} and Lemma~\\ref{lem:B}."))
+    script = (
+        Script()
+        .on("prover", "A", proof("By Lemma~\\ref{lem:B}, done."))
+        .on("prover", "T", proof("By Lemma~\\ref{lem:A} and Lemma~\\ref{lem:B}."))
+    )
     ctx, _, _ = make_ctx(tmp_path, script)
     put_state(ctx, lemma("A"), lemma("B"), lemma("T", "A", "B", root=True))
     await run_theory(ctx)
@@ -180,16 +192,19 @@ async def test_a_proof_citing_a_lemma_outside_its_dependencies_fails_consistency
 async def test_a_resumed_reformalization_after_a_contradiction_is_not_skipped(tmp_path):
     from eurekaclaw.agents.formalize.stage import FormalizeStage
 
-    plan = {"formal_statement": "v2", "lemmas": [
-        {"id": "T", "statement": "Main v2.", "is_root": True, "dependencies": []}]}
+    plan = {
+        "formal_statement": "v2",
+        "lemmas": [{"id": "T", "statement": "Main v2.", "is_root": True, "dependencies": []}],
+    }
     script = Script().on("formalizer", None, plan)
     ctx, _, _ = make_ctx(tmp_path, script)
     state = put_state(ctx, lemma("T", root=True))
     state.informal_statement = SPEC.statement
     state.status = "contradicted"
     state.contradictions = ["bound violated"]
-    state.counterexamples.append(Counterexample(lemma_id="T", assignment={"T": 1000}, checker="experiment",
-                                                confirmed=True))
+    state.counterexamples.append(
+        Counterexample(lemma_id="T", assignment={"T": 1000}, checker="experiment", confirmed=True)
+    )
     ctx.bus.put_theory_state(state)
     out = await FormalizeStage().run(ctx, SPEC, resume=True)
     assert out.summary != "already formalized"
@@ -201,8 +216,9 @@ async def test_a_resumed_reformalization_after_a_contradiction_is_not_skipped(tm
 
 
 async def test_a_forgotten_citation_goes_back_to_the_prover_once(tmp_path):
-    script = Script().on("prover", "T", proof("The main theorem is obvious."),
-                         proof("By Lemma~\\ref{lem:A}, the main theorem follows."))
+    script = Script().on(
+        "prover", "T", proof("The main theorem is obvious."), proof("By Lemma~\\ref{lem:A}, the main theorem follows.")
+    )
     ctx, _, _ = make_ctx(tmp_path, script)
     put_state(ctx, lemma("A"), lemma("T", "A", root=True))
     await run_theory(ctx)

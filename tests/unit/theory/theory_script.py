@@ -125,8 +125,14 @@ def claim(conclusion: str, *names: str, domain: str = "real", assumptions: list[
 
 
 def lemma(lid: str, *deps: str, root: bool = False, **extra: Any) -> LemmaNode:
-    return LemmaNode(id=lid, statement=f"Statement of {lid}.", informal=f"{lid} in words",
-                     dependencies=list(deps), is_root=root, **extra)
+    return LemmaNode(
+        id=lid,
+        statement=f"Statement of {lid}.",
+        informal=f"{lid} in words",
+        dependencies=list(deps),
+        is_root=root,
+        **extra,
+    )
 
 
 def put_state(ctx: AgentContext, *lemmas: LemmaNode, formal: str = "Main theorem.") -> TheoryState:

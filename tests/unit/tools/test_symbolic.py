@@ -50,7 +50,10 @@ def test_sign_analysis_finds_zeros_and_where_positive():
     assert out["zeros"] == "{1, 2}"
     assert out["negative_on"] == "Interval.open(1, 2)"
     assert out["sign_everywhere"] == "unknown"
-    assert compute({"operation": "sign", "expression": "x + 1/x", "variables": POSITIVE_X})["sign_everywhere"] == "positive"
+    assert (
+        compute({"operation": "sign", "expression": "x + 1/x", "variables": POSITIVE_X})["sign_everywhere"]
+        == "positive"
+    )
 
 
 def test_sympy_check_says_holds_fails_or_unknown():
@@ -104,7 +107,8 @@ async def test_a_computation_past_its_deadline_is_killed_and_reported_as_timed_o
     registry = ToolRegistry()
     registry.register(SymbolicTool(timeout_s=0.5))
     text, is_error = await registry.call(
-        "symbolic", {"operation": "expand", "expression": "(a + b + c + d + f + g + h + k)^60"})
+        "symbolic", {"operation": "expand", "expression": "(a + b + c + d + f + g + h + k)^60"}
+    )
     assert is_error
     message = json.loads(text)["error"]
     assert "timed out" in message and "nothing was computed" in message and "result" not in json.loads(text)

@@ -53,8 +53,9 @@ def tool(server: Server, sleeps: list[float] | None = None) -> WebSearchTool:
         if sleeps is not None:
             sleeps.append(seconds)
 
-    policy = RetryPolicy(max_retries=3, base_s=1.0, max_wait_s=30.0, max_total_s=60.0, jitter=False,
-                         cap_retry_after=False)
+    policy = RetryPolicy(
+        max_retries=3, base_s=1.0, max_wait_s=30.0, max_total_s=60.0, jitter=False, cap_retry_after=False
+    )
     return WebSearchTool(KEY, transport=httpx.MockTransport(server), policy=policy, sleep=sleep)
 
 
@@ -66,11 +67,15 @@ async def test_a_recorded_answer_becomes_clean_results(recorded) -> None:
     assert request.url.params["q"] == "UCB1 finite-time regret bound" and request.url.params["count"] == "5"
     assert request.headers["X-Subscription-Token"] == KEY and request.headers["Accept"] == "application/json"
     titles = [r["title"] for r in out["results"]]
-    assert titles == ["Finite-time Analysis of the Multiarmed Bandit Problem",
-                      "Regret Analysis of Stochastic and Nonstochastic Multi-armed Bandit Problems",
-                      "Bandit Algorithms (book)"]  # the javascript: result is dropped
+    assert titles == [
+        "Finite-time Analysis of the Multiarmed Bandit Problem",
+        "Regret Analysis of Stochastic and Nonstochastic Multi-armed Bandit Problems",
+        "Bandit Algorithms (book)",
+    ]  # the javascript: result is dropped
     first = out["results"][0]
-    assert first["snippet"].startswith("The UCB1 policy achieves logarithmic regret") and "&amp;" not in first["snippet"]
+    assert (
+        first["snippet"].startswith("The UCB1 policy achieves logarithmic regret") and "&amp;" not in first["snippet"]
+    )
     assert "& without prior knowledge" in first["snippet"] and "<strong>" not in json.dumps(out)
     assert first["url"] == "https://link.springer.com/article/10.1023/A:1013689704352" and first["age"] == "May 1, 2002"
     assert "leads, not sources" in out["note"]
@@ -81,8 +86,9 @@ async def test_a_recorded_answer_becomes_clean_results(recorded) -> None:
 
 async def test_rate_limits_and_server_errors_follow_the_retry_policy(recorded) -> None:
     sleeps: list[float] = []
-    server = Server(httpx.Response(429, headers={"Retry-After": "2"}), httpx.Response(503),
-                    httpx.Response(200, content=recorded))
+    server = Server(
+        httpx.Response(429, headers={"Retry-After": "2"}), httpx.Response(503), httpx.Response(200, content=recorded)
+    )
     out = await tool(server, sleeps).call(query="ucb")
     assert len(server.requests) == 3 and sleeps == [2.0, 2.0]  # Retry-After, then backoff 1·2^1
     assert out["results"]
@@ -107,7 +113,9 @@ async def test_connection_failures_are_retried_then_reported() -> None:
 
 
 async def test_a_refused_key_is_not_retried_and_not_shown() -> None:
-    server = Server(httpx.Response(401, json={"type": "ErrorResponse", "error": {"code": "SUBSCRIPTION_TOKEN_INVALID"}}))
+    server = Server(
+        httpx.Response(401, json={"type": "ErrorResponse", "error": {"code": "SUBSCRIPTION_TOKEN_INVALID"}})
+    )
     registry = ToolRegistry()
     registry.register(tool(server))
     text, is_error = await registry.call("web_search", {"query": "ucb"})
@@ -135,7 +143,9 @@ def test_offered_to_survey_and_prover_only_with_a_key_and_online(monkeypatch) ->
     assert registry.get("web_search") is not None
     assert role_tool_names(registry, "prover") == ["symbolic", "web_search"]
     assert role_tool_names(registry, "survey") == ["web_search"]
-    assert role_tool_names(registry, "refiner") == ["symbolic"] and role_tool_names(registry, "verifier") == ["symbolic"]
+    assert role_tool_names(registry, "refiner") == ["symbolic"] and role_tool_names(registry, "verifier") == [
+        "symbolic"
+    ]
 
 
 def test_doctor_shows_whether_web_search_is_configured(monkeypatch) -> None:
@@ -145,6 +155,8 @@ def test_doctor_shows_whether_web_search_is_configured(monkeypatch) -> None:
     assert report["web_search"]["configured"] is False and "BRAVE_API_KEY" in report["web_search"]["detail"]
     monkeypatch.setenv("BRAVE_API_KEY", KEY)
     report = doctor_report()
-    assert report["web_search"] == {"configured": True,
-                                    "detail": "on (Brave Search): offered to the survey and the prover"}
+    assert report["web_search"] == {
+        "configured": True,
+        "detail": "on (Brave Search): offered to the survey and the prover",
+    }
     assert KEY not in json.dumps(report, default=str)

@@ -27,8 +27,22 @@ def V(name: str, domain: str = "real", **kw: object) -> ClaimVariable:
     return ClaimVariable(name=name, domain=domain, **kw)  # type: ignore[arg-type]
 
 
-def case(id: str, variables: list[ClaimVariable], conclusion: str, true: bool, *assumptions: str, smt: bool = False, tag: str = "") -> Case:
-    return Case(id, Claim(variables=variables, assumptions=list(assumptions), conclusion=conclusion), true, smt, (tag,) if tag else ())
+def case(
+    id: str,
+    variables: list[ClaimVariable],
+    conclusion: str,
+    true: bool,
+    *assumptions: str,
+    smt: bool = False,
+    tag: str = "",
+) -> Case:
+    return Case(
+        id,
+        Claim(variables=variables, assumptions=list(assumptions), conclusion=conclusion),
+        true,
+        smt,
+        (tag,) if tag else (),
+    )
 
 
 pos = lambda n: V(n, "positive")  # noqa: E731
@@ -61,10 +75,22 @@ CASES: list[Case] = [
     case("hoeffding_le1", [nat("n", 1), pos("t")], "exp(-2*n*t^2) <= 1", True, tag="hoeffding"),
     case("hoeffding_two_sided", [nat("n", 1), pos("t")], "2*exp(-2*n*t^2) <= 2", True, tag="hoeffding"),
     case("hoeffding_monotone", [nat("n", 1), pos("t")], "exp(-2*(n+1)*t^2) <= exp(-2*n*t^2)", True, tag="hoeffding"),
-    case("hoeffding_lemma", [V("s", "interval", low=-3, high=3)], "(exp(s) + exp(-s))/2 <= exp(s^2/2)", True, tag="hoeffding"),
+    case(
+        "hoeffding_lemma",
+        [V("s", "interval", low=-3, high=3)],
+        "(exp(s) + exp(-s))/2 <= exp(s^2/2)",
+        True,
+        tag="hoeffding",
+    ),
     case("hoeffding_half", [nat("n", 1), pos("t")], "exp(-2*n*t^2) <= 1/2", False, tag="hoeffding"),
     case("hoeffding_wrong_sign", [nat("n", 1), pos("t")], "exp(2*n*t^2) <= 1", False, tag="hoeffding"),
-    case("hoeffding_lemma_wrong", [V("s", "interval", low=-3, high=3)], "(exp(s) + exp(-s))/2 <= exp(s^2/3)", False, tag="hoeffding"),
+    case(
+        "hoeffding_lemma_wrong",
+        [V("s", "interval", low=-3, high=3)],
+        "(exp(s) + exp(-s))/2 <= exp(s^2/3)",
+        False,
+        tag="hoeffding",
+    ),
     # --- logarithms ------------------------------------------------------------------------------
     case("log1p_le_x", [V("x", low=-1, open_low=True)], "log(1 + x) <= x", True, tag="log"),
     case("log1p_ge", [V("x", low=-1, open_low=True)], "x/(1 + x) <= log(1 + x)", True, tag="log"),
@@ -93,7 +119,13 @@ CASES: list[Case] = [
     case("ucb_sum", [nat("n", 1)], "Sum(1/sqrt(k), (k, 1, n)) <= 2*sqrt(n)", True, tag="bandit"),
     case("regret_sqrt", [nat("t", 1), nat("K", 1)], "sqrt(K*t) <= K + t", True, tag="bandit"),
     case("ucb_le_one", [nat("t", 2), nat("n", 1)], "sqrt(2*log(t)/n) <= 1", False, tag="bandit"),
-    case("ucb_wrong_monotone", [nat("t", 2), nat("n", 1)], "sqrt(2*log(t)/n) <= sqrt(2*log(t)/(n + 1))", False, tag="bandit"),
+    case(
+        "ucb_wrong_monotone",
+        [nat("t", 2), nat("n", 1)],
+        "sqrt(2*log(t)/n) <= sqrt(2*log(t)/(n + 1))",
+        False,
+        tag="bandit",
+    ),
     case("ucb_sum_tight", [nat("n", 1)], "Sum(1/sqrt(k), (k, 1, n)) <= sqrt(n)", False, tag="bandit"),
     case("regret_linear", [nat("t", 1), nat("K", 1)], "sqrt(K*t) <= t", False, tag="bandit"),
     # --- integer claims --------------------------------------------------------------------------
@@ -108,7 +140,14 @@ CASES: list[Case] = [
     case("fermat_like", [nat("n", 1)], "n^2 + n + 41 != 41^2", False, tag="integer"),
     case("cube_lt", [V("n", "integer")], "n^3 >= n", False, tag="integer"),
     # --- everyday algebra --------------------------------------------------------------------------
-    case("cauchy2", [V("a"), V("b"), V("x"), V("y")], "(a*x + b*y)^2 <= (a^2 + b^2)*(x^2 + y^2)", True, smt=True, tag="algebra"),
+    case(
+        "cauchy2",
+        [V("a"), V("b"), V("x"), V("y")],
+        "(a*x + b*y)^2 <= (a^2 + b^2)*(x^2 + y^2)",
+        True,
+        smt=True,
+        tag="algebra",
+    ),
     case("triangle", [V("x"), V("y")], "abs(x + y) <= abs(x) + abs(y)", True, smt=True, tag="algebra"),
     case("product_quarter", [V("x"), V("y")], "x*y <= 1/4", True, "x + y == 1", smt=True, tag="algebra"),
     case("minmax", [V("x"), V("y")], "min(x, y) <= max(x, y)", True, smt=True, tag="algebra"),
@@ -118,7 +157,9 @@ CASES: list[Case] = [
     case("tiny_gap", [V("x")], "x^2 >= 2*x - 1 + 10^(-30)", False, tag="algebra"),
     # --- soundness: sympy's rewriting must not narrow the domain; floats must not overflow -----
     case("root_split_positive", [pos("x"), V("y")], "sqrt(x*y) + y >= 0", True, smt=True, tag="soundness"),
-    case("root_split_where_defined", [V("x"), V("y")], "(x*y)^(1/2) == sqrt(x)*sqrt(y)", True, smt=True, tag="soundness"),
+    case(
+        "root_split_where_defined", [V("x"), V("y")], "(x*y)^(1/2) == sqrt(x)*sqrt(y)", True, smt=True, tag="soundness"
+    ),
     case("exp_log_cancel", [V("x")], "exp(log(x)) == x", True, smt=True, tag="soundness"),
     case("exp_below_huge", [V("x", high=900)], "exp(x) <= 1e400", True, tag="soundness"),
     case("root_split_nonneg", [nonneg("x"), V("y")], "sqrt(x*y) + y >= 0", False, tag="soundness"),

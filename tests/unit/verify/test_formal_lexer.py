@@ -19,7 +19,7 @@ FORBIDDEN_COMMANDS = [
     ('Redirect "out" Print nat.', "Redirect"),
     ("Extraction nat.", "Extraction"),
     ("Recursive Extraction nat.", "Extraction"),
-    ('Separate Extraction nat.', "Extraction"),
+    ("Separate Extraction nat.", "Extraction"),
     ('Extract Constant plus => "x".', "Extraction"),
     ('Set Extraction Output Directory "/tmp".', "Extraction"),
     ('Cd "/tmp".', "Cd"),
@@ -93,7 +93,7 @@ def test_text_coq_itself_skips_is_not_flagged(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ['(* " *) Load x.', "(* never closed", '(* (* *) still open', 'Check "never closed.', '(* "a""b *) Load x.'],
+    ['(* " *) Load x.', "(* never closed", "(* (* *) still open", 'Check "never closed.', '(* "a""b *) Load x.'],
 )
 def test_unterminated_comments_and_strings_are_rejected(text: str) -> None:
     with pytest.raises(LexError, match="unterminated"):
@@ -133,8 +133,17 @@ def test_require_is_limited_to_the_standard_library(text: str, ok: bool) -> None
 
 @pytest.mark.parametrize(
     "prefix",
-    ['(* " *) " *) ', '(* " *) Check 7. " *) ', "(* (* *) *) ", 'Fail Check "a""b". ', '(* "a""*)" *) ',
-     "(* '\" ' *) ", '(* " unterminated *) ', "(* never closed ", '(* "*)" *) '],
+    [
+        '(* " *) " *) ',
+        '(* " *) Check 7. " *) ',
+        "(* (* *) *) ",
+        'Fail Check "a""b". ',
+        '(* "a""*)" *) ',
+        "(* '\" ' *) ",
+        '(* " unterminated *) ',
+        "(* never closed ",
+        '(* "*)" *) ',
+    ],
 )
 def test_lexer_agrees_with_coqc(prefix: str, tmp_path) -> None:
     coqc = require_tool("coqc")
@@ -160,12 +169,12 @@ def test_lexer_agrees_with_coqc(prefix: str, tmp_path) -> None:
     [
         ("theorem t : 1 = 2 := by sorry\n", "sorry"),
         ("axiom cheat : False\n", "axiom"),
-        ("def c := '\"'\naxiom cheat : False\ndef d := \"x\"\n", "axiom"),  # a quote char literal
+        ('def c := \'"\'\naxiom cheat : False\ndef d := "x"\n', "axiom"),  # a quote char literal
         ('def s := "/-"\naxiom cheat : False\ndef t := "-/"\n', "axiom"),  # comment markers in strings
         ('def s := r"\\"\naxiom cheat : False\ndef t := "x"\n', "axiom"),  # a raw string ends at "
         ('def s := s!"{(sorry : Nat)}"\n', "sorry"),  # code inside an interpolated string
         ('macro "#print" "axioms" x:ident : command => `(#check 1)\n', "macro"),
-        ("notation \"⊤⊤\" => True\n", "notation"),
+        ('notation "⊤⊤" => True\n', "notation"),
         ("set_option debug.skipKernelTC true\n", "debug.skipKernelTC"),
         ("@[implemented_by foo] def f := 1\n", "implemented_by"),
         ("@[command_elab foo] def f := 1\n", "command_elab"),
@@ -178,8 +187,10 @@ def test_lean_forbidden(source: str, word: str) -> None:
 
 
 def test_lean_comments_are_skipped_and_unterminated_rejected() -> None:
-    text = blank_lean("-- sorry\n/- axiom /- nested -/ sorry -/\n@[simp] theorem t (h' : 1 = 1) : 1 = 1 := h'\n"
-                      "set_option maxHeartbeats 400000 in\nexample : True := trivial\n")
+    text = blank_lean(
+        "-- sorry\n/- axiom /- nested -/ sorry -/\n@[simp] theorem t (h' : 1 = 1) : 1 = 1 := h'\n"
+        "set_option maxHeartbeats 400000 in\nexample : True := trivial\n"
+    )
     assert lean_forbidden(text) == []
     for bad in ("/- never closed", 'def s := "never closed'):
         with pytest.raises(LexError):

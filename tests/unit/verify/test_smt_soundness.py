@@ -122,8 +122,14 @@ def test_worker_refuses_a_proof_on_a_narrowed_domain() -> None:
     y >= 0, which the claim does not imply: unsat there must come back as unknown."""
     c = claim("sqrt(x*y) + y + sin(y) - sin(y) >= 0", "y > -2", x="nonnegative", y="real")
     request = {"claim": c.model_dump(mode="json"), "timeout_s": SMT_TIMEOUT}
-    out = subprocess.run([sys.executable, "-m", "eurekaclaw.verify.smt_worker"], input=json.dumps(request),
-                         capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "eurekaclaw.verify.smt_worker"],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     reply = json.loads(out.stdout)
     assert reply["status"] == "unknown", reply
     assert "less than the claim's domain" in reply["reason"]
@@ -201,7 +207,9 @@ def test_exact_model_beyond_float_range_is_confirmed() -> None:
 
 def test_numeric_constants_beyond_float_range_become_inf() -> None:
     x = sp.Symbol("x", real=True)
-    fn = compile_numpy([x], [sp.Integer(10) ** 400, x + sp.Integer(10) ** 400, sp.Rational(1, 10**400) * x, -sp.Integer(10) ** 400])
+    fn = compile_numpy(
+        [x], [sp.Integer(10) ** 400, x + sp.Integer(10) ** 400, sp.Rational(1, 10**400) * x, -(sp.Integer(10) ** 400)]
+    )
     big, shifted, tiny, neg = fn(np.array([1.0, 2.0]))
     assert np.all(np.isposinf(big)) and np.all(np.isposinf(shifted)) and np.all(neg == -np.inf)
     assert np.all(tiny == 0.0)

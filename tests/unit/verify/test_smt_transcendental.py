@@ -117,28 +117,46 @@ def _defined(term: sp.Basic, subs: dict) -> bool:
 
 AXIOM_CLAIMS = [
     # log: bounds, sign, monotonicity between terms, product/quotient/power decomposition
-    (claim("log(x) + log(x + 1) + log(2*x) + log(x^2*y) + log(x/y) <= 100", x="real", y="real"),
-     [{"x": x, "y": y} for x, y in itertools.product(["1/3", 1, 2, 7, "-1/2"], ["1/2", 3, -2])]),
+    (
+        claim("log(x) + log(x + 1) + log(2*x) + log(x^2*y) + log(x/y) <= 100", x="real", y="real"),
+        [{"x": x, "y": y} for x, y in itertools.product(["1/3", 1, 2, 7, "-1/2"], ["1/2", 3, -2])],
+    ),
     # log of a constant (bracketed), log with a root in the claim (√t bounds)
     (claim("log(3)*log(x) <= sqrt(x) + log(1/7)", x="positive"), [{"x": x} for x in ["1/10", 1, 2, 50]]),
     # exp: bounds, monotonicity, products, exp/log links, constants
-    (claim("exp(x) + exp(-x) + exp(2*x) + exp(x + y) + exp(y) + exp(log(y)) + log(exp(x)) + exp(3) + e + pi >= 0",
-           x="real", y="real"),
-     [{"x": x, "y": y} for x, y in itertools.product(["-5/2", 0, "1/3", 1, 4], ["1/2", 2, -1])]),
+    (
+        claim(
+            "exp(x) + exp(-x) + exp(2*x) + exp(x + y) + exp(y) + exp(log(y)) + log(exp(x)) + exp(3) + e + pi >= 0",
+            x="real",
+            y="real",
+        ),
+        [{"x": x, "y": y} for x, y in itertools.product(["-5/2", 0, "1/3", 1, 4], ["1/2", 2, -1])],
+    ),
     # powers with a symbolic exponent: 2^n, (1/2)^n, a variable base
-    (claim("2^(n + 1) + 2^n + (1/2)^n + x^n + x^(y/2) >= 0", n="natural", x="positive", y="real"),
-     [{"n": n, "x": x, "y": y} for n, x, y in itertools.product([0, 1, 5], ["1/2", 3], [-1, 2])]),
+    (
+        claim("2^(n + 1) + 2^n + (1/2)^n + x^n + x^(y/2) >= 0", n="natural", x="positive", y="real"),
+        [{"n": n, "x": x, "y": y} for n, x, y in itertools.product([0, 1, 5], ["1/2", 3], [-1, 2])],
+    ),
     # harmonic numbers (sums sympy closes) and a power sum it leaves open
-    (claim("Sum(1/k, (k, 1, n)) + Sum(1/k, (k, 1, n + 1)) + Sum(1/k^2, (k, 1, n)) + Sum(1/k^3, (k, 1, n)) "
-           "+ Sum(1/sqrt(k), (k, 1, n)) + Sum(sqrt(k), (k, 1, n)) >= 0", n="natural"),
-     [{"n": n} for n in [0, 1, 2, 3, 10, 40]]),
+    (
+        claim(
+            "Sum(1/k, (k, 1, n)) + Sum(1/k, (k, 1, n + 1)) + Sum(1/k^2, (k, 1, n)) + Sum(1/k^3, (k, 1, n)) "
+            "+ Sum(1/sqrt(k), (k, 1, n)) + Sum(sqrt(k), (k, 1, n)) >= 0",
+            n="natural",
+        ),
+        [{"n": n} for n in [0, 1, 2, 3, 10, 40]],
+    ),
     # geometric sums: a piecewise closed form
-    (claim("Sum(r^k, (k, 0, n)) >= 0", n="natural", r="positive"),
-     [{"n": n, "r": r} for n, r in itertools.product([0, 1, 4], ["1/2", 1, 3])]),
+    (
+        claim("Sum(r^k, (k, 0, n)) >= 0", n="natural", r="positive"),
+        [{"n": n, "r": r} for n, r in itertools.product([0, 1, 4], ["1/2", 1, 3])],
+    ),
 ]
 
 
-@pytest.mark.parametrize(("c", "points"), AXIOM_CLAIMS, ids=["log", "log_const_root", "exp", "powers", "sums", "geometric"])
+@pytest.mark.parametrize(
+    ("c", "points"), AXIOM_CLAIMS, ids=["log", "log_const_root", "exp", "powers", "sums", "geometric"]
+)
 def test_axioms_hold_for_the_true_functions(c: Claim, points: list[dict[str, object]]) -> None:
     for point in points:
         _axioms_hold_at(c, point)
@@ -147,8 +165,12 @@ def test_axioms_hold_for_the_true_functions(c: Claim, points: list[dict[str, obj
 def test_brackets_are_rigorous_and_tight() -> None:
     lo, hi = _bracket("pi")
     assert Fraction("3.14159265") < lo < Fraction(314159266, 10**8) and hi - lo < Fraction(1, 10**25)
-    for kind, arg, exact in [("log", sp.Rational(2), sp.log(2)), ("log", sp.Rational(1, 3), sp.log(sp.Rational(1, 3))),
-                             ("exp", sp.Integer(1), sp.E), ("exp", sp.Rational(-7, 2), sp.exp(sp.Rational(-7, 2)))]:
+    for kind, arg, exact in [
+        ("log", sp.Rational(2), sp.log(2)),
+        ("log", sp.Rational(1, 3), sp.log(sp.Rational(1, 3))),
+        ("exp", sp.Integer(1), sp.E),
+        ("exp", sp.Rational(-7, 2), sp.exp(sp.Rational(-7, 2))),
+    ]:
         lo, hi = _bracket(kind, arg)
         value = sp.Rational(str(sp.N(exact, 60)))
         assert lo < value < hi and hi - lo < Fraction(1, 10**25), (kind, arg)

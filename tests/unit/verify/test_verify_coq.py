@@ -23,7 +23,9 @@ def coqc() -> str:
 
 
 def test_correct_proof_passes_and_names_the_statement(coqc: str) -> None:
-    helpers = '(* a helper; "Admitted" and Axiom are only words here: "*)" *)\nLemma two_pos : 0 < 2.\nProof. lra. Qed.\n'
+    helpers = (
+        '(* a helper; "Admitted" and Axiom are only words here: "*)" *)\nLemma two_pos : 0 < 2.\nProof. lra. Qed.\n'
+    )
     script = 'intros x Hx. (* "lra" closes it *) pose proof two_pos. lra.'
     result = coq_check_claim(HALF, script, helpers=helpers, timeout_s=120)
     assert result.verdict == "passed", result.detail
@@ -51,20 +53,36 @@ FALSE_SQRT = Claim(variables=[POS_X], conclusion="sqrt(x) >= x + 1/2")  # false 
         # notations cannot change what the checked statement says: the proof compiles, the gate
         # (which never imports the proof) sees a theorem about something else
         (FALSE_LE, 'Local Notation "x <= y" := True : R_scope.', "intros x Hx. exact I.", GATE),
-        (FALSE, 'Notation "x < y" := (x = x) : R_scope.\nDefinition eureka_target : Prop := forall x : R, 0 < x -> x = x.\n'
-         "Definition eureka_statement : Prop := forall x : R, 0 < x -> x = x.", "intros x Hx. reflexivity.", GATE),
+        (
+            FALSE,
+            'Notation "x < y" := (x = x) : R_scope.\nDefinition eureka_target : Prop := forall x : R, 0 < x -> x = x.\n'
+            "Definition eureka_statement : Prop := forall x : R, 0 < x -> x = x.",
+            "intros x Hx. reflexivity.",
+            GATE,
+        ),
         # nor can redefinitions of what it refers to
         (FALSE_SQRT, "Definition sqrt (x : R) : R := x + 1.", "intros x Hx. unfold sqrt. lra.", GATE),
-        (FALSE, "Definition Rdiv (a b : R) : R := a + 1.\nInfix \"/\" := Rdiv : R_scope.",
-         "intros x Hx. unfold Rdiv. lra.", GATE),
+        (
+            FALSE,
+            'Definition Rdiv (a b : R) : R := a + 1.\nInfix "/" := Rdiv : R_scope.',
+            "intros x Hx. unfold Rdiv. lra.",
+            GATE,
+        ),
         (FALSE, "Definition R := nat.", "intros x Hx. lia.", "coqc rejected the proof"),
         # an open Section whose hypothesis the theorem would use
         (FALSE, "Section S.\nHypothesis cheat : False.", "destruct cheat.", "needs to be closed"),
         # opacity and strategy only change what tactics may unfold
         (FALSE, "Global Opaque Rlt Rdiv.\nStrategy expand [Rinv].", "intros x Hx. lra.", "coqc rejected the proof"),
     ],
-    ids=["local-notation-le", "shadowed-names", "redefined-sqrt", "redefined-division", "redefined-R",
-         "open-section", "opaque-strategy"],
+    ids=[
+        "local-notation-le",
+        "shadowed-names",
+        "redefined-sqrt",
+        "redefined-division",
+        "redefined-R",
+        "open-section",
+        "opaque-strategy",
+    ],
 )
 def test_tricks_do_not_prove_a_false_claim(coqc: str, claim: Claim, helpers: str, script: str, why: str) -> None:
     result = coq_check_claim(claim, script, helpers=helpers, timeout_s=120)
@@ -80,8 +98,9 @@ def test_printing_options_in_the_proof_cannot_forge_the_report(coqc: str) -> Non
 
 def test_axiom_from_a_library_fails_the_gate(coqc: str) -> None:
     helpers = "Require Import Coq.Logic.ProofIrrelevance."
-    result = coq_check_claim(HALF, "pose proof proof_irrelevance as PI_. intros x Hx. lra.", helpers=helpers,
-                             timeout_s=120)
+    result = coq_check_claim(
+        HALF, "pose proof proof_irrelevance as PI_. intros x Hx. lra.", helpers=helpers, timeout_s=120
+    )
     assert result.verdict == "failed"
     assert "outside the allow-list: ProofIrrelevance.proof_irrelevance" in result.detail
 
@@ -101,7 +120,7 @@ def test_axiom_from_a_library_fails_the_gate(coqc: str) -> None:
         ("Require Import Eureka.EurekaStatement.", "lra.", "Require of Eureka.EurekaStatement"),
         ("From Ltac2 Require Import Ltac2.", "lra.", "From Ltac2 Require"),
         ("", "(* never closed", "unterminated comment"),
-        ('Unset Guard Checking.', "lra.", "disabled kernel check"),
+        ("Unset Guard Checking.", "lra.", "disabled kernel check"),
     ],
 )
 def test_forbidden_proofs_are_rejected_before_compiling(coqc: str, helpers: str, script: str, word: str) -> None:
@@ -181,8 +200,13 @@ def test_coqc_runs_in_the_sandbox_and_cannot_write_outside(tmp_path):
     outside = tmp_path / "escaped"
     with sandbox.sandbox_workdir() as work:
         (work / "A.v").write_text(f'Redirect "inside" Print nat.\nRedirect "{outside}" Print nat.\n')
-        run = run_tool(["coqc", "-q", "A.v"], cwd=work, timeout_s=60, env=coq_module._environment(work),
-                       sandbox_paths=coq_module._sandbox_paths())
+        run = run_tool(
+            ["coqc", "-q", "A.v"],
+            cwd=work,
+            timeout_s=60,
+            env=coq_module._environment(work),
+            sandbox_paths=coq_module._sandbox_paths(),
+        )
         assert (work / "inside.out").exists(), run.output  # coqc did run and could write its own dir
     assert run.returncode != 0 and "escaped" in run.output  # the outside path does not exist in there
     assert not list(tmp_path.glob("escaped*")), run.output

@@ -21,8 +21,12 @@ def test_holds_and_fails_with_slack() -> None:
 
 
 def test_exact_equality_decides_strict_relations() -> None:
-    assert evaluate_claim_at(claim("(a + b)/2 > sqrt(a*b)", a="positive", b="positive"), {"a": 2, "b": 2}).holds is False
-    assert evaluate_claim_at(claim("(a + b)/2 >= sqrt(a*b)", a="positive", b="positive"), {"a": 2, "b": 2}).holds is True
+    assert (
+        evaluate_claim_at(claim("(a + b)/2 > sqrt(a*b)", a="positive", b="positive"), {"a": 2, "b": 2}).holds is False
+    )
+    assert (
+        evaluate_claim_at(claim("(a + b)/2 >= sqrt(a*b)", a="positive", b="positive"), {"a": 2, "b": 2}).holds is True
+    )
     assert evaluate_claim_at(claim("x/(1 + x) < log(1 + x)", "x > -1"), {"x": 0}).holds is False
 
 
@@ -70,7 +74,9 @@ def test_huge_values_use_high_precision_path() -> None:
 
 
 def test_sum_without_closed_form_is_evaluated() -> None:
-    c = Claim(variables=[ClaimVariable(name="n", domain="natural", low=1)], conclusion="Sum(1/sqrt(k), (k, 1, n)) <= sqrt(n)")
+    c = Claim(
+        variables=[ClaimVariable(name="n", domain="natural", low=1)], conclusion="Sum(1/sqrt(k), (k, 1, n)) <= sqrt(n)"
+    )
     assert evaluate_claim_at(c, {"n": 1}).holds is True
     assert evaluate_claim_at(c, {"n": 2}).holds is False
     assert evaluate_claim_at(c, {"n": 1943}).holds is False  # high-precision summation path

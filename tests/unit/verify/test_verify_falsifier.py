@@ -14,7 +14,11 @@ def test_deterministic_for_a_seed() -> None:
     for c in (claim("a^2 + b^2 >= 2*a*b", a="real", b="real"), claim("a*b <= a + b + 7", a="real", b="real")):
         first, second = falsify(c, seed=7), falsify(c, seed=7)
         assert (first.worst_point, first.worst_slack, first.checked, first.counterexample) == (
-            second.worst_point, second.worst_slack, second.checked, second.counterexample)
+            second.worst_point,
+            second.worst_slack,
+            second.checked,
+            second.counterexample,
+        )
 
 
 def test_local_search_finds_a_narrow_violation() -> None:

@@ -26,21 +26,35 @@ HALF = Claim(variables=[POS_X], conclusion="x/2 < x")
     ("variables", "conclusion", "expected"),
     [
         ([POS_X], "x/2 < x", "∀ (x : ℝ),\n  (0 : ℝ) < x →\n  (x * ((1 : ℝ) / 2)) < x"),
-        ([N1, ClaimVariable(name="x", low=-1)], "(1 + x)^n >= 1 + n*x",
-         "∀ (n : ℕ) (x : ℝ),\n  (1 : ℕ) ≤ n →\n  (-1 : ℝ) ≤ x →\n  (((1 : ℝ) + x) ^ n) ≥ ((1 : ℝ) + ((n : ℝ) * x))"),
+        (
+            [N1, ClaimVariable(name="x", low=-1)],
+            "(1 + x)^n >= 1 + n*x",
+            "∀ (n : ℕ) (x : ℝ),\n  (1 : ℕ) ≤ n →\n  (-1 : ℝ) ≤ x →\n  (((1 : ℝ) + x) ^ n) ≥ ((1 : ℝ) + ((n : ℝ) * x))",
+        ),
         ([X], "x^(1/3) >= 0", "∀ (x : ℝ),\n  x ≥ (0 : ℝ) →\n  (x ^ ((1 : ℝ) / 3)) ≥ (0 : ℝ)"),
-        ([X, ClaimVariable(name="z", domain="integer", low=-3)], "x^z != 0",
-         "∀ (x : ℝ) (z : ℤ),\n  (-3 : ℤ) ≤ z →\n  x ≠ (0 : ℝ) →\n  (x ^ (z : ℤ)) ≠ (0 : ℝ)"),
-        ([X], "floor(x) <= x <= sqrt(x^2) + abs(x)",
-         "∀ (x : ℝ),\n  ((⌊x⌋ : ℤ) : ℝ) ≤ x ∧ x ≤ ((Real.sqrt (x ^ 2)) + |x|)"),
-        ([N1], "Sum(1/k^2, (k, 1, n)) <= 2",  # sympy: harmonic(n, 2); an empty Icc is the empty sum
-         "∀ (n : ℕ),\n  (1 : ℕ) ≤ n →\n"
-         "  (Finset.sum (Finset.Icc (1 : ℕ) n) (fun k => ((1 : ℝ) / ((k : ℝ) ^ 2)))) ≤ (2 : ℝ)"),
-        ([ClaimVariable(name="n", domain="natural"), ClaimVariable(name="z", domain="integer")],
-         "Sum(1/(k^2 + 1), (k, z, n)) <= 2",
-         "∀ (n : ℕ) (z : ℤ),\n  ((n : ℝ) + ((-1 : ℝ) * (z : ℝ)) + (1 : ℝ)) ≥ (0 : ℝ) →\n"
-         "  (Finset.sum (Finset.Icc z (n : ℤ)) (fun k => ((1 : ℝ) * ((1 : ℝ) / (((k : ℝ) ^ 2) + (1 : ℝ))))))"
-         " ≤ (2 : ℝ)"),
+        (
+            [X, ClaimVariable(name="z", domain="integer", low=-3)],
+            "x^z != 0",
+            "∀ (x : ℝ) (z : ℤ),\n  (-3 : ℤ) ≤ z →\n  x ≠ (0 : ℝ) →\n  (x ^ (z : ℤ)) ≠ (0 : ℝ)",
+        ),
+        (
+            [X],
+            "floor(x) <= x <= sqrt(x^2) + abs(x)",
+            "∀ (x : ℝ),\n  ((⌊x⌋ : ℤ) : ℝ) ≤ x ∧ x ≤ ((Real.sqrt (x ^ 2)) + |x|)",
+        ),
+        (
+            [N1],
+            "Sum(1/k^2, (k, 1, n)) <= 2",  # sympy: harmonic(n, 2); an empty Icc is the empty sum
+            "∀ (n : ℕ),\n  (1 : ℕ) ≤ n →\n"
+            "  (Finset.sum (Finset.Icc (1 : ℕ) n) (fun k => ((1 : ℝ) / ((k : ℝ) ^ 2)))) ≤ (2 : ℝ)",
+        ),
+        (
+            [ClaimVariable(name="n", domain="natural"), ClaimVariable(name="z", domain="integer")],
+            "Sum(1/(k^2 + 1), (k, z, n)) <= 2",
+            "∀ (n : ℕ) (z : ℤ),\n  ((n : ℝ) + ((-1 : ℝ) * (z : ℝ)) + (1 : ℝ)) ≥ (0 : ℝ) →\n"
+            "  (Finset.sum (Finset.Icc z (n : ℤ)) (fun k => ((1 : ℝ) * ((1 : ℝ) / (((k : ℝ) ^ 2) + (1 : ℝ))))))"
+            " ≤ (2 : ℝ)",
+        ),
     ],
 )
 def test_statement_text(variables: list[ClaimVariable], conclusion: str, expected: str) -> None:
@@ -61,8 +75,10 @@ def test_files_and_script_indentation() -> None:
     assert "two_pos" not in statement
     assert proof.index("lemma two_pos") < proof.index("theorem eureka_claim :\n  ∀ (x : ℝ),") < proof.index("linarith")
     assert ":= by\n  intro x hx\n  linarith\n" in proof
-    assert gate == ("import EurekaStatement\nimport EurekaProof\n\n"
-                    "theorem eureka_checked : eureka_statement := eureka_claim\n\n#print axioms eureka_checked\n")
+    assert gate == (
+        "import EurekaStatement\nimport EurekaProof\n\n"
+        "theorem eureka_checked : eureka_statement := eureka_claim\n\n#print axioms eureka_checked\n"
+    )
 
 
 def test_report_parser() -> None:
@@ -84,7 +100,7 @@ def test_forbidden_script_is_rejected_before_compiling(monkeypatch: pytest.Monke
     monkeypatch.setenv("PATH", str(tmp_path))
     result = lean_check_claim(HALF, "intro x hx\nsorry", project_dir=tmp_path)
     assert result.verdict == "failed" and "before compiling" in result.detail and "sorry" in result.detail
-    result = lean_check_claim(HALF, "linarith", helpers="macro \"#print\" : command => `(#check 1)", project_dir=tmp_path)
+    result = lean_check_claim(HALF, "linarith", helpers='macro "#print" : command => `(#check 1)', project_dir=tmp_path)
     assert result.verdict == "failed" and "macro" in result.detail
 
 

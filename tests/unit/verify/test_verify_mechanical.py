@@ -14,8 +14,10 @@ from eurekaclaw.config import load_settings
 from eurekaclaw.types.artifacts import CheckResult, Claim, ClaimVariable
 from eurekaclaw.verify import available_checkers, mechanical_level, refuted, run_mechanical_checks
 
-AMGM = Claim(variables=[ClaimVariable(name="a", domain="positive"), ClaimVariable(name="b", domain="positive")],
-             conclusion="(a + b)/2 >= sqrt(a*b)")
+AMGM = Claim(
+    variables=[ClaimVariable(name="a", domain="positive"), ClaimVariable(name="b", domain="positive")],
+    conclusion="(a + b)/2 >= sqrt(a*b)",
+)
 FALSE = Claim(variables=[ClaimVariable(name="x")], conclusion="x^2 >= x")
 HALF = Claim(variables=[ClaimVariable(name="x", domain="positive")], conclusion="x/2 < x")
 COQ_TRIVIAL = "reflexivity."  # proves 1 + 1 = 2 — and nothing a claim says
@@ -23,10 +25,23 @@ COQ_TRIVIAL = "reflexivity."  # proves 1 + 1 = 2 — and nothing a claim says
 
 def test_public_names() -> None:
     assert set(verify.__all__) == {
-        "ClaimError", "parse_claim", "evaluate_claim_at", "falsify", "smt_check", "coq_check_claim",
-        "lean_check_claim", "CoqUntranslatable", "LeanUntranslatable",
-        "run_mechanical_checks", "mechanical_level", "refuted", "available_checkers", "CheckerInfo",
-        "ClaimEvaluation", "FalsifierReport", "ParsedClaim",
+        "ClaimError",
+        "parse_claim",
+        "evaluate_claim_at",
+        "falsify",
+        "smt_check",
+        "coq_check_claim",
+        "lean_check_claim",
+        "CoqUntranslatable",
+        "LeanUntranslatable",
+        "run_mechanical_checks",
+        "mechanical_level",
+        "refuted",
+        "available_checkers",
+        "CheckerInfo",
+        "ClaimEvaluation",
+        "FalsifierReport",
+        "ParsedClaim",
     }
     for name in verify.__all__:
         assert getattr(verify, name) is not None
@@ -56,8 +71,9 @@ async def test_formal_proof_is_checked_against_the_claim() -> None:
     assert coq.verdict == "passed" and "x / 2 < x" in coq.detail
     assert mechanical_level(checks) == "formal"
     helpers = "Lemma half_lt (x : R) : 0 < x -> x / 2 < x. Proof. intros. lra. Qed."
-    checks = await run_mechanical_checks(HALF, settings=settings, formal_proof="exact half_lt.",
-                                         formal_helpers=helpers, formal_system="coq")
+    checks = await run_mechanical_checks(
+        HALF, settings=settings, formal_proof="exact half_lt.", formal_helpers=helpers, formal_system="coq"
+    )
     assert next(c for c in checks if c.checker == "coq").verdict == "passed"
 
 
@@ -79,11 +95,13 @@ async def test_formal_proof_without_a_claim_checks_nothing(monkeypatch: pytest.M
     checks = await run_mechanical_checks(None, formal_proof="trivial", formal_system="lean")
     assert [(c.checker, c.verdict) for c in checks] == [("lean", "skipped")]
     monkeypatch.setenv("PATH", str(tmp_path))
-    checks = await run_mechanical_checks(HALF, formal_proof="intros x Hx. lra.", formal_system="coq",
-                                         settings=load_settings(falsifier_budget_s=0.5))
+    checks = await run_mechanical_checks(
+        HALF, formal_proof="intros x Hx. lra.", formal_system="coq", settings=load_settings(falsifier_budget_s=0.5)
+    )
     assert next(c for c in checks if c.checker == "coq").verdict == "no_checker"
-    checks = await run_mechanical_checks(HALF, formal_proof="intro x hx; linarith", formal_system="lean",
-                                         settings=load_settings(falsifier_budget_s=0.5))
+    checks = await run_mechanical_checks(
+        HALF, formal_proof="intro x hx; linarith", formal_system="lean", settings=load_settings(falsifier_budget_s=0.5)
+    )
     assert next(c for c in checks if c.checker == "lean").verdict == "no_checker"
     assert mechanical_level(checks) != "formal"  # (z3 may still prove the claim: "smt")
 
@@ -96,8 +114,12 @@ async def test_nothing_to_check_and_bad_claim() -> None:
     assert "unknown identifier" in checks[0].detail
     checks = await run_mechanical_checks(Claim(conclusion="y > 0"), formal_proof="lra.")
     assert [(c.checker, c.verdict) for c in checks] == [("claim", "error"), ("coq", "skipped")]
-    checks = await run_mechanical_checks(HALF, formal_proof="lra.", formal_system="isabelle",  # type: ignore[arg-type]
-                                         settings=load_settings(falsifier_budget_s=0.5))
+    checks = await run_mechanical_checks(
+        HALF,
+        formal_proof="lra.",
+        formal_system="isabelle",  # type: ignore[arg-type]
+        settings=load_settings(falsifier_budget_s=0.5),
+    )
     assert any(c.checker == "formal" and c.verdict == "error" for c in checks)
 
 

@@ -16,7 +16,11 @@ from eurekaclaw.verify.claims import VarDomain
 
 
 def claim(conclusion: str, *assumptions: str, variables: list[ClaimVariable] | None = None) -> Claim:
-    return Claim(variables=variables if variables is not None else [ClaimVariable(name="x")], assumptions=list(assumptions), conclusion=conclusion)
+    return Claim(
+        variables=variables if variables is not None else [ClaimVariable(name="x")],
+        assumptions=list(assumptions),
+        conclusion=conclusion,
+    )
 
 
 def test_claim_error_is_bad_input() -> None:
@@ -25,7 +29,11 @@ def test_claim_error_is_bad_input() -> None:
 
 def test_parses_operators_functions_and_constants() -> None:
     x = sp.Symbol("x", real=True)
-    parsed = parse_claim(claim("2^3 ** 1 + abs(x) - min(x, 1) * max(x, 2) / sqrt(4) <= pi*e + log(8, 2) + ln(exp(1)) + floor(x) + ceil(x)"))
+    parsed = parse_claim(
+        claim(
+            "2^3 ** 1 + abs(x) - min(x, 1) * max(x, 2) / sqrt(4) <= pi*e + log(8, 2) + ln(exp(1)) + floor(x) + ceil(x)"
+        )
+    )
     rel = parsed.conclusion[0].simplified
     assert rel.op == "<="
     assert rel.lhs == 8 + sp.Abs(x) - sp.Min(x, 1) * sp.Max(x, 2) / 2
@@ -180,6 +188,7 @@ def test_user_text_never_reaches_eval_or_sympify(monkeypatch: pytest.MonkeyPatch
             if isinstance(arg, str):
                 seen.append(arg)
             return real(arg, *a, **k)
+
         return wrapper
 
     monkeypatch.setattr(builtins, "eval", spy(real_eval))

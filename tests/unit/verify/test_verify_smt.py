@@ -78,11 +78,23 @@ def test_hard_timeout_kills_the_worker() -> None:
 
 def test_worker_single_shot_protocol() -> None:
     request = {"claim": claim("x^2 >= 0").model_dump(mode="json"), "timeout_s": 5}
-    out = subprocess.run([sys.executable, "-m", "eurekaclaw.verify.smt_worker"], input=json.dumps(request),
-                         capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "eurekaclaw.verify.smt_worker"],
+        input=json.dumps(request),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert json.loads(out.stdout)["status"] == "unsat"
-    out = subprocess.run([sys.executable, "-m", "eurekaclaw.verify.smt_worker"], input='{"claim": {"conclusion": "__import__(1)"}}',
-                         capture_output=True, text=True, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "eurekaclaw.verify.smt_worker"],
+        input='{"claim": {"conclusion": "__import__(1)"}}',
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     reply = json.loads(out.stdout)
     assert reply["status"] == "error" and "__" in reply["reason"]
 

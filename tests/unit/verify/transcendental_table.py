@@ -18,21 +18,44 @@ TRUE: list[Case] = [
     # --- UCB bonus ------------------------------------------------------------------------------
     case("ucb_shrinks_in_n", [nat("t", 2), nat("n", 1)], "sqrt(2*log(t)/(n + 1)) <= sqrt(2*log(t)/n)", True, tag="ucb"),
     case("ucb_grows_in_t", [nat("t", 2), nat("n", 1)], "sqrt(2*log(t)/n) <= sqrt(2*log(t + 1)/n)", True, tag="ucb"),
-    case("ucb_index_above_mean", [V("mu", "interval", low=0, high=1), nat("t", 1), nat("n", 1)],
-         "mu + sqrt(2*log(t)/n) >= mu", True, tag="ucb"),
+    case(
+        "ucb_index_above_mean",
+        [V("mu", "interval", low=0, high=1), nat("t", 1), nat("n", 1)],
+        "mu + sqrt(2*log(t)/n) >= mu",
+        True,
+        tag="ucb",
+    ),
     case("ucb_bonus_below_one_pull", [nat("t", 1), nat("n", 1)], "sqrt(2*log(t)/n) <= sqrt(2*log(t))", True, tag="ucb"),
-    case("ucb_enough_pulls", [nat("T", 2), pos("n"), gap("D")], "sqrt(2*log(T)/n) <= D/2", True,
-         "n >= 8*log(T)/D^2", tag="ucb"),
+    case(
+        "ucb_enough_pulls",
+        [nat("T", 2), pos("n"), gap("D")],
+        "sqrt(2*log(T)/n) <= D/2",
+        True,
+        "n >= 8*log(T)/D^2",
+        tag="ucb",
+    ),
     case("ucb_pull_count_monotone", [nat("T", 1), gap("D")], "8*log(T)/D^2 <= 8*log(T + 1)/D^2", True, tag="ucb"),
     case("ucb_pulls_grow_as_gap_shrinks", [nat("T", 1), gap("D")], "8*log(T)/D^2 >= 8*log(T)", True, tag="ucb"),
     case("regret_log_below_linear", [nat("T", 1), pos("D")], "log(T)/D <= T/D", True, tag="ucb"),
     case("log_T_positive", [nat("T", 2)], "log(T) > 0", True, tag="ucb"),
     case("sqrt_log_below_sqrt", [V("t", low=1)], "sqrt(log(t)) <= sqrt(t)", True, tag="ucb"),
     # --- Hoeffding / Chernoff ---------------------------------------------------------------------
-    case("hoeffding_one_over_T", [nat("n", 1), pos("t"), nat("T", 2)], "exp(-2*n*t^2) <= 1/T", True,
-         "n >= log(T)/(2*t^2)", tag="hoeffding"),
-    case("hoeffding_delta", [nat("n", 1), pos("eps"), unit_open("delta")], "exp(-2*n*eps^2) <= delta", True,
-         "n >= log(1/delta)/(2*eps^2)", tag="hoeffding"),
+    case(
+        "hoeffding_one_over_T",
+        [nat("n", 1), pos("t"), nat("T", 2)],
+        "exp(-2*n*t^2) <= 1/T",
+        True,
+        "n >= log(T)/(2*t^2)",
+        tag="hoeffding",
+    ),
+    case(
+        "hoeffding_delta",
+        [nat("n", 1), pos("eps"), unit_open("delta")],
+        "exp(-2*n*eps^2) <= delta",
+        True,
+        "n >= log(1/delta)/(2*eps^2)",
+        tag="hoeffding",
+    ),
     case("hoeffding_le_one", [nat("n", 1), pos("t")], "exp(-2*n*t^2) <= 1", True, tag="hoeffding"),
     case("hoeffding_monotone", [nat("n", 1), pos("t")], "exp(-2*(n + 1)*t^2) <= exp(-2*n*t^2)", True, tag="hoeffding"),
     case("hoeffding_union", [nat("K", 1), nat("n", 1), pos("t")], "K*exp(-2*n*t^2) <= K", True, tag="hoeffding"),
@@ -75,16 +98,32 @@ TRUE: list[Case] = [
 
 FALSE: list[Case] = [
     # --- UCB bonus ------------------------------------------------------------------------------
-    case("ucb_wrong_monotone", [nat("t", 2), nat("n", 1)], "sqrt(2*log(t)/n) <= sqrt(2*log(t)/(n + 1))", False, tag="ucb"),
+    case(
+        "ucb_wrong_monotone", [nat("t", 2), nat("n", 1)], "sqrt(2*log(t)/n) <= sqrt(2*log(t)/(n + 1))", False, tag="ucb"
+    ),
     case("ucb_le_one", [nat("t", 2), nat("n", 1)], "sqrt(2*log(t)/n) <= 1", False, tag="ucb"),
-    case("ucb_enough_pulls_quarter", [nat("T", 2), pos("n"), gap("D")], "sqrt(2*log(T)/n) <= D/4", False,
-         "n >= 8*log(T)/D^2", tag="ucb"),
+    case(
+        "ucb_enough_pulls_quarter",
+        [nat("T", 2), pos("n"), gap("D")],
+        "sqrt(2*log(T)/n) <= D/4",
+        False,
+        "n >= 8*log(T)/D^2",
+        tag="ucb",
+    ),
     case("log_T_positive_at_one", [nat("T", 1)], "log(T) > 0", False, tag="ucb"),
     case("log_below_tenth_sqrt", [pos("x")], "log(x) <= sqrt(x)/10", False, tag="ucb"),
     # --- Hoeffding / Chernoff ---------------------------------------------------------------------
-    case("hoeffding_no_condition", [nat("n", 1), pos("t"), nat("T", 2)], "exp(-2*n*t^2) <= 1/T", False, tag="hoeffding"),
-    case("hoeffding_wrong_constant", [nat("n", 1), pos("t"), nat("T", 2)], "exp(-n*t^2) <= 1/T", False,
-         "n >= log(T)/(2*t^2)", tag="hoeffding"),
+    case(
+        "hoeffding_no_condition", [nat("n", 1), pos("t"), nat("T", 2)], "exp(-2*n*t^2) <= 1/T", False, tag="hoeffding"
+    ),
+    case(
+        "hoeffding_wrong_constant",
+        [nat("n", 1), pos("t"), nat("T", 2)],
+        "exp(-n*t^2) <= 1/T",
+        False,
+        "n >= log(T)/(2*t^2)",
+        tag="hoeffding",
+    ),
     case("hoeffding_any_integer", [V("n", "integer"), V("t")], "exp(-2*n*t^2) <= 1", False, tag="hoeffding"),
     case("hoeffding_union_wrong", [nat("K", 1), nat("n", 1), pos("t")], "K*exp(-2*n*t^2) <= 1", False, tag="hoeffding"),
     case("chernoff_tail_wrong", [nonneg("t")], "exp(-t) <= 1/(1 + t + t^2)", False, tag="hoeffding"),
@@ -97,7 +136,9 @@ FALSE: list[Case] = [
     case("log_monotone_wrong", [pos("x"), pos("y")], "log(x) >= log(y)", False, "x <= y", tag="log"),
     case("log_of_product_over_reals", [V("x"), V("y")], "log(x*y) >= log(x)", False, tag="log"),
     case("log_quotient_wrong", [pos("a"), pos("b")], "log(a/b) == log(a) + log(b)", False, tag="log"),
-    case("kl_upper_wrong", [V("x", "interval", low=0, high=1, open_high=True)], "log(1/(1 - x)) <= x", False, tag="log"),
+    case(
+        "kl_upper_wrong", [V("x", "interval", low=0, high=1, open_high=True)], "log(1/(1 - x)) <= x", False, tag="log"
+    ),
     case("log_ratio_wrong", [nat("T", 2)], "log(2*T)/log(T) <= 1", False, tag="log"),
     case("pi_area_wrong", [V("x")], "pi*x^2 >= 16/5*x^2", False, tag="log"),
     # --- finite sums ------------------------------------------------------------------------------

@@ -8,8 +8,7 @@ from eurekaclaw.types.artifacts import Paper
 
 
 def paper(venue: str) -> Paper:
-    return Paper(paper_id="doi:10.1/x", title="A title", authors=["A. Author"], year=2020, venue=venue,
-                 doi="10.1/x")
+    return Paper(paper_id="doi:10.1/x", title="A title", authors=["A. Author"], year=2020, venue=venue, doi="10.1/x")
 
 
 def test_a_publisher_without_volume_is_a_book():
@@ -19,8 +18,11 @@ def test_a_publisher_without_volume_is_a_book():
 
 
 def test_journals_and_proceedings_stay_articles():
-    for venue in ("Journal of the American Statistical Association 58(301), 13–30", "Machine Learning 47(2–3)",
-                  "Proceedings of COLT 2012"):
+    for venue in (
+        "Journal of the American Statistical Association 58(301), 13–30",
+        "Machine Learning 47(2–3)",
+        "Proceedings of COLT 2012",
+    ):
         entry = bibtex_entry("k", paper(venue))
         assert entry.startswith("@article{") and "journal = {" in entry, venue
     assert bibtex_entry("k", paper("")).startswith("@misc{")

@@ -54,7 +54,9 @@ def test_parse_log_finds_every_kind_of_failure() -> None:
 
 
 def test_clean_log_is_ok() -> None:
-    log = parse_log("This is pdfTeX\nOutput written on paper.pdf (3 pages).\nLaTeX Warning: Marginpar on page 1 moved.\n")
+    log = parse_log(
+        "This is pdfTeX\nOutput written on paper.pdf (3 pages).\nLaTeX Warning: Marginpar on page 1 moved.\n"
+    )
     assert log.ok and log.summary() == ""
 
 

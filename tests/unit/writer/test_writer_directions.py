@@ -23,11 +23,24 @@ BRIEF = ResearchBrief(
     directions=[FINAL],
     selected_direction=FINAL,
     dropped_directions=[
-        DroppedDirection(version=1, title="KL_UCB & friends", statement="s1", composite=0.8, outcome="refuted",
-                         reason="lemma L2 refuted: counterexample at {T=3}", archive="directions/v1"),
-        DroppedDirection(version=2, title="Thompson sampling", statement="s2", composite=0.7,
-                         outcome="contradicted", reason="the experiment violated 1 of the theorem's bound(s)",
-                         archive="directions/v2"),
+        DroppedDirection(
+            version=1,
+            title="KL_UCB & friends",
+            statement="s1",
+            composite=0.8,
+            outcome="refuted",
+            reason="lemma L2 refuted: counterexample at {T=3}",
+            archive="directions/v1",
+        ),
+        DroppedDirection(
+            version=2,
+            title="Thompson sampling",
+            statement="s2",
+            composite=0.7,
+            outcome="contradicted",
+            reason="the experiment violated 1 of the theorem's bound(s)",
+            archive="directions/v2",
+        ),
     ],
 )
 
@@ -66,7 +79,8 @@ async def test_the_directions_paragraph_compiles(tmp_path: Path) -> None:
     assert toolchain is not None
     outcome = await compile_with_repair(_doc(), tmp_path / "latex", toolchain, 180.0)
     assert outcome.compiled, outcome.error
-    text = subprocess.run(["pdftotext", "-raw", str(outcome.pdf), "-"], capture_output=True, check=True,
-                          timeout=60).stdout.decode("utf-8", "replace")
+    text = subprocess.run(
+        ["pdftotext", "-raw", str(outcome.pdf), "-"], capture_output=True, check=True, timeout=60
+    ).stdout.decode("utf-8", "replace")
     flat = " ".join(text.split())
     assert "Research directions." in flat and "KL_UCB & friends" in flat

@@ -76,8 +76,14 @@ def _axes(tex: str) -> list[dict[str, object]]:
         body = body.split("\\end{axis}", 1)[0]
         ylabel = re.search(r"ylabel=\{([^}]*)\}", body)
         title = re.search(r"title=\{([^}]*)\}", body)
-        out.append({"ylabel": ylabel.group(1) if ylabel else None, "title": title.group(1) if title else None,
-                    "legend": re.findall(r"\\addlegendentry\{([^}]*)\}", body), "options": body.split("]", 1)[0]})
+        out.append(
+            {
+                "ylabel": ylabel.group(1) if ylabel else None,
+                "title": title.group(1) if title else None,
+                "legend": re.findall(r"\\addlegendentry\{([^}]*)\}", body),
+                "options": body.split("]", 1)[0],
+            }
+        )
     return out
 
 
@@ -174,8 +180,9 @@ async def test_both_figures_compile_and_show_their_labels(tmp_path: Path) -> Non
     outcome = await compile_with_repair(doc, tmp_path / "latex", toolchain, 120.0)
     assert outcome.compiled, outcome.error
     assert outcome.actions == []
-    text = subprocess.run(["pdftotext", "-raw", str(outcome.pdf), "-"], capture_output=True, check=True,
-                          timeout=60).stdout.decode("utf-8", "replace")
+    text = subprocess.run(
+        ["pdftotext", "-raw", str(outcome.pdf), "-"], capture_output=True, check=True, timeout=60
+    ).stdout.decode("utf-8", "replace")
     text = " ".join(text.split())
     assert BEST_ARM_LABEL in text and "Best-arm rate (fraction of the pulls" in text
     assert "instance: hard" in text

@@ -32,16 +32,23 @@ def _result(tmp_path: Path) -> ExperimentResult:
     spec = MABExperimentSpec(
         instances=[InstanceSpec(name="level1", means=[0.9, 0.8, 0.7])],
         policies=[PolicySpec(name="ucb1"), PolicySpec(name="ts_beta"), PolicySpec(name="kl_ucb")],
-        horizons=[100, 1000], repetitions=4,
-        bounds=[BoundSpec(name=UCB, known=UCB), BoundSpec(name=KL, known=KL, policies=["kl_ucb"])])
+        horizons=[100, 1000],
+        repetitions=4,
+        bounds=[BoundSpec(name=UCB, known=UCB), BoundSpec(name=KL, known=KL, policies=["kl_ucb"])],
+    )
     raw = MABExperimentBackend().run(spec)
     report = SimulationReport.model_validate(raw)
     names = {"T"} | {k for s in report.series for k in report.variables_for(s)}
     found = run_checks(report, {b.name: compile_expression(b.expression, names, relation=False) for b in report.bounds})
     (tmp_path / "regret_curves.csv").write_text(render_csv(csv_rows(report, found["curves"])))
-    return ExperimentResult(status="completed", domain="mab", plot_csv="regret_curves.csv",
-                            spec={**raw["spec"], "checked": checked_metadata(report)},
-                            bound_checks=found["bound_checks"], rate_fits=found["rate_fits"])
+    return ExperimentResult(
+        status="completed",
+        domain="mab",
+        plot_csv="regret_curves.csv",
+        spec={**raw["spec"], "checked": checked_metadata(report)},
+        bound_checks=found["bound_checks"],
+        rate_fits=found["rate_fits"],
+    )
 
 
 def _regret_panels(result: ExperimentResult, tmp_path: Path) -> dict[str, list[str]]:
@@ -90,8 +97,10 @@ def test_a_bound_tied_to_no_series_is_for_every_policy(tmp_path: Path) -> None:
     del result.spec["checked"]["bounds"][KL]
     result.rate_fits = [f for f in result.rate_fits if f["bound"] != KL]
     result.spec["bounds"] = [b for b in result.spec["bounds"] if b["name"] != KL]
-    assert _regret_panels(result, tmp_path) == {"ucb1": [f"{UCB} (bound)", f"{KL} (bound)"],
-                                                "kl_ucb": [f"{KL} (bound)"]}
+    assert _regret_panels(result, tmp_path) == {
+        "ucb1": [f"{UCB} (bound)", f"{KL} (bound)"],
+        "kl_ucb": [f"{KL} (bound)"],
+    }
     view = experiment_view(result, tmp_path)
     assert view is not None
     tex, _ = render_tex(build_doc(wh.theory(), plan_citations(wh.bibliography()), view, dict(wh.GOOD_PROSE)))

@@ -50,20 +50,30 @@ def realistic_theory() -> TheoryState:
     proven: dict[str, ProofRecord] = {}
     for lid, deps in DEPS.items():
         root = lid == "main_thm"
-        statement = base.lemma_dag["main"].statement if root else f"For all $n \\ge 1$, the quantity $q_n$ of {lid} is at most $1$."
+        statement = (
+            base.lemma_dag["main"].statement
+            if root
+            else f"For all $n \\ge 1$, the quantity $q_n$ of {lid} is at most $1$."
+        )
         dag[lid] = LemmaNode(
-            id=lid, statement=statement, dependencies=deps, is_root=root, status="proved",
+            id=lid,
+            statement=statement,
+            dependencies=deps,
+            is_root=root,
+            status="proved",
             provenance="known" if lid == "conc.hoeffding" else "new",
             citation="hoeffding1963probability" if lid == "conc.hoeffding" else None,
         )
         level = "cited" if lid == "conc.hoeffding" else ("smt" if lid == "lemma_3b" else "reviewed")
         proven[lid] = ProofRecord(lemma_id=lid, proof=PROOFS[lid], verification_level=level)
-    return base.model_copy(update={
-        "lemma_dag": dag,
-        "proven_lemmas": proven,
-        # a plain-text assumption, as a model writes it
-        "assumptions": ["Rewards of arm i lie in [0,1] with mean mu_i and gap Delta_i = mu_star - mu_i."],
-    })
+    return base.model_copy(
+        update={
+            "lemma_dag": dag,
+            "proven_lemmas": proven,
+            # a plain-text assumption, as a model writes it
+            "assumptions": ["Rewards of arm i lie in [0,1] with mean mu_i and gap Delta_i = mu_star - mu_i."],
+        }
+    )
 
 
 def _run(*argv: str) -> str:
@@ -80,8 +90,10 @@ async def test_golden_pdf_with_realistic_ids(tmp_path: Path) -> None:
     rows = ["series,t,mean,stderr,q10,q50,q90"]
     for inst in ("bernoulli_easy", "bernoulli_hard"):
         for k, pol in enumerate(("UCB1", "KL-UCB", "Thompson", "eps_greedy_0.1", "MOSS", "UCB-V", "ETC")):
-            rows += [f"{pol}@{inst},{t},{(k + 1) * t ** 0.5:.3f},{0.05 * t ** 0.5:.3f},0,0,0" for t in (1, 10, 100, 1000, 10000)]
-        rows += [f"bound:ucb1_gap_free@{inst},{t},{8 * t ** 0.5:.3f},0,0,0,0" for t in (1, 10, 100, 1000, 10000)]
+            rows += [
+                f"{pol}@{inst},{t},{(k + 1) * t**0.5:.3f},{0.05 * t**0.5:.3f},0,0,0" for t in (1, 10, 100, 1000, 10000)
+            ]
+        rows += [f"bound:ucb1_gap_free@{inst},{t},{8 * t**0.5:.3f},0,0,0,0" for t in (1, 10, 100, 1000, 10000)]
     (bus.session_dir / "regret.csv").write_text("\n".join(rows) + "\n")
     ctx = wh.context(bus, rules=[{"role": "writer", "output": "PaperProse", "reply": wh.GOOD_PROSE}])
     outcome = await WriteStage().run(ctx, SPEC)
@@ -121,7 +133,9 @@ async def test_golden_pdf_with_realistic_ids(tmp_path: Path) -> None:
     assert pages
     for width, _height, body in pages:
         right = float(width) - MARGIN_PT + 1.0
-        for x_max, word in re.findall(r'<word xMin="[\d.]+" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>', body):
+        for x_max, word in re.findall(
+            r'<word xMin="[\d.]+" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>', body
+        ):
             assert float(x_max) <= right, f"{word!r} ends at {x_max} > {right}"
 
     images = tmp_path / "pages"

@@ -88,13 +88,17 @@ def test_a_claim_about_another_lemma_is_judged_by_that_lemmas_record() -> None:
 
 
 def test_prose_claims_about_all_results_must_hold_for_the_weakest() -> None:
-    intro = ("Lemma L3 was checked by Z3 and Lemma L4 was verified in Coq, while Lemma L2 rests on review. "
-             "All lemmas were formally verified. Our proofs are machine-checked end to end. "
-             "The bound was numerically verified in the experiments.")
+    intro = (
+        "Lemma L3 was checked by Z3 and Lemma L4 was verified in Coq, while Lemma L2 rests on review. "
+        "All lemmas were formally verified. Our proofs are machine-checked end to end. "
+        "The bound was numerically verified in the experiments."
+    )
     new, n = check_prose_text(intro, RECORDS)
     assert n == 2
-    assert new == ("Lemma L3 was checked by Z3 and Lemma L4 was verified in Coq, while Lemma L2 rests on review. "
-                   "The bound was numerically verified in the experiments.")
+    assert new == (
+        "Lemma L3 was checked by Z3 and Lemma L4 was verified in Coq, while Lemma L2 rests on review. "
+        "The bound was numerically verified in the experiments."
+    )
     no_lemmas = Records({}, Evidence(None))  # a numeric claim naming no lemma is the experiments'
     assert check_prose_text("The bound was numerically verified in the experiments.", no_lemmas)[1] == 0
     everything_formal = Records({"L4": FORMAL}, FORMAL)
@@ -109,10 +113,12 @@ def careless_theory():
 
 
 def test_build_doc_removes_them_everywhere_and_counts_them() -> None:
-    prose = {**wh.GOOD_PROSE,
-             "title": "A machine-checked regret bound for UCB1",
-             "abstract": wh.GOOD_PROSE["abstract"] + " Every lemma was formally verified in Coq.",
-             "limitations": "We did not verify Lemma L2 in Coq."}
+    prose = {
+        **wh.GOOD_PROSE,
+        "title": "A machine-checked regret bound for UCB1",
+        "abstract": wh.GOOD_PROSE["abstract"] + " Every lemma was formally verified in Coq.",
+        "limitations": "We did not verify Lemma L2 in Coq.",
+    }
     doc = build_doc(careless_theory(), plan_citations(wh.bibliography()), None, prose)
     proofs = {lem.id: lem.proof or "" for lem in doc.lemmas}
     assert "[a claim of machine verification was removed: recorded level reviewed]" in proofs["L2"]

@@ -120,8 +120,13 @@ def test_offline_bibliography_cites_nothing_and_says_why() -> None:
 
 def test_bibtex_fields_are_escaped_and_balanced() -> None:
     paper = Paper(
-        paper_id="x", title="Rates {of} 100% & more_things #1", authors=["Ann O'Neil", "Bo $Li"],
-        year=2020, venue="J. of A&B", verification="verified", doi="10.1000/a_b",
+        paper_id="x",
+        title="Rates {of} 100% & more_things #1",
+        authors=["Ann O'Neil", "Bo $Li"],
+        year=2020,
+        venue="J. of A&B",
+        verification="verified",
+        doi="10.1000/a_b",
     )
     plan = plan_citations(Bibliography(papers=[paper], checks_ran=True))
     bib = render_bibtex(plan)

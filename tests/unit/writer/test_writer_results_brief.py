@@ -16,10 +16,22 @@ def _result():
     result = wh.experiment()
     result.bound_checks.append(result.bound_checks[0].model_copy())  # the same check twice
     result.rate_fits = [
-        {"bound": "ucb1_log_T", "series": "UCB1", "claimed_rate": "log", "observed_rate": "sqrt",
-         "consistent": False, "slope_ratio": 3.5},
-        {"bound": "ucb1_gap_free", "series": "epsilon_greedy", "claimed_rate": "sqrt", "observed_rate": "sqrt",
-         "consistent": True, "slope_ratio": 0.4},
+        {
+            "bound": "ucb1_log_T",
+            "series": "UCB1",
+            "claimed_rate": "log",
+            "observed_rate": "sqrt",
+            "consistent": False,
+            "slope_ratio": 3.5,
+        },
+        {
+            "bound": "ucb1_gap_free",
+            "series": "epsilon_greedy",
+            "claimed_rate": "sqrt",
+            "observed_rate": "sqrt",
+            "consistent": True,
+            "slope_ratio": 0.4,
+        },
     ]
     result.violations = ["ucb1_log_T at T=10000: 2036 > 40"]
     result.claim_violation_rates = {"L2": 0.0}
@@ -43,8 +55,10 @@ def test_the_prompt_carries_the_brief_and_a_plan_without_repeats() -> None:
     result = _result()
     state = wh.theory()
     state.proof_plan = [ProofPlan(id=f"p{i}", description=state.informal_statement) for i in range(8)]
-    state.proof_plan += [ProofPlan(id="a", description="Bound each pull count."),
-                         ProofPlan(id="b", description="Bound  each pull count.")]
+    state.proof_plan += [
+        ProofPlan(id="a", description="Bound each pull count."),
+        ProofPlan(id="b", description="Bound  each pull count."),
+    ]
     prompt = prose_prompt(state, plan_citations(wh.bibliography()), experiment_view(result, wh.FIXTURES), None, result)
     assert "NOT consistent" in prompt and "epsilon_greedy" in prompt
     plan_part = prompt.split("<proof_plan>")[1].split("</proof_plan>")[0]

@@ -49,7 +49,9 @@ HOSTILE = [
     r"\AddToHook{shipout}{\input{/etc/passwd}}",
     r"\batchmode\tracingall",
 ]
-EXPL3 = re.compile(r"\\(ExplSyntax|ProvidesExpl|iow|ior|sys|file|tex|cs|NewDocument|UseName|obeyspaces|AddToHook|batchmode|tracing)")
+EXPL3 = re.compile(
+    r"\\(ExplSyntax|ProvidesExpl|iow|ior|sys|file|tex|cs|NewDocument|UseName|obeyspaces|AddToHook|batchmode|tracing)"
+)
 FORBIDDEN = re.compile(
     r"\\(input|include|InputIfFileExists|immediate|write|openout|openin|read|newwrite|newread|"
     r"catcode|csname|endcsname|usepackage|ShellEscape|def|renewcommand|let|makeatletter|"
@@ -129,9 +131,7 @@ def test_references_are_filtered_to_known_labels() -> None:
 
 
 def test_escape_text_prints_everything_literally() -> None:
-    assert escape_text(r"a\b{c}$&#%_^~") == (
-        r"a\textbackslash{}b\{c\}\$\&\#\%\_\^{}\textasciitilde{}"
-    )
+    assert escape_text(r"a\b{c}$&#%_^~") == (r"a\textbackslash{}b\{c\}\$\&\#\%\_\^{}\textasciitilde{}")
     # characters pdflatex cannot set become code points; declared math symbols stay
     assert escape_text("≤ 中") == "≤ [U+4E2D]"
 

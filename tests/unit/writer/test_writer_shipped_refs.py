@@ -91,9 +91,13 @@ def test_a_free_text_citation_names_one_paper_or_none() -> None:
 async def test_offline_known_lemma_cites_the_shipped_reference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _no_toolchain(monkeypatch, tmp_path)
     bus = _offline_bus(tmp_path)
-    prose = dict(wh.GOOD_PROSE, introduction="Index policies for the stochastic bandit problem go back to the lower bound and the "
-                 "allocation rules of \\citet{lai1985asymptotically}.",
-                 abstract="We study UCB1 " * 10, related_work="Classical work \\citep{ghost2020}.")
+    prose = dict(
+        wh.GOOD_PROSE,
+        introduction="Index policies for the stochastic bandit problem go back to the lower bound and the "
+        "allocation rules of \\citet{lai1985asymptotically}.",
+        abstract="We study UCB1 " * 10,
+        related_work="Classical work \\citep{ghost2020}.",
+    )
     ctx = wh.context(bus, rules=[{"role": "writer", "output": "PaperProse", "reply": prose}])
     ctx.plugin = MABPlugin()
     await WriteStage().run(ctx, SPEC)
@@ -123,8 +127,13 @@ async def test_nothing_cited_means_no_references_section(tmp_path: Path, monkeyp
     state = wh.theory()
     state.lemma_dag["L1"].citation = None
     bus.put_theory_state(state)
-    prose = dict(wh.GOOD_PROSE, introduction="Bandits " * 20, abstract="We study UCB1 " * 10,
-                 related_work="No references.", experiments="")
+    prose = dict(
+        wh.GOOD_PROSE,
+        introduction="Bandits " * 20,
+        abstract="We study UCB1 " * 10,
+        related_work="No references.",
+        experiments="",
+    )
     ctx = wh.context(bus, rules=[{"role": "writer", "output": "PaperProse", "reply": prose}])
     ctx.plugin = MABPlugin()
     await WriteStage().run(ctx, SPEC)
@@ -137,9 +146,12 @@ async def test_offline_paper_with_classics_compiles_with_a_references_section(tm
     require_tool("latexmk")
     require_tool("pdftotext")
     bus = _offline_bus(tmp_path)
-    prose = dict(wh.GOOD_PROSE, introduction="The UCB1 index policy and its finite-time regret analysis are due to "
-                 "\\citet{auer2002finitetime}; we revisit its constants.",
-                 related_work="See \\citet{lattimore2020bandit}.")
+    prose = dict(
+        wh.GOOD_PROSE,
+        introduction="The UCB1 index policy and its finite-time regret analysis are due to "
+        "\\citet{auer2002finitetime}; we revisit its constants.",
+        related_work="See \\citet{lattimore2020bandit}.",
+    )
     ctx = wh.context(bus, rules=[{"role": "writer", "output": "PaperProse", "reply": prose}])
     ctx.plugin = MABPlugin()
     outcome = await WriteStage().run(ctx, SPEC)

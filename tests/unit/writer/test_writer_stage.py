@@ -115,7 +115,9 @@ async def test_unusable_fields_are_replaced_one_by_one(tmp_path: Path, monkeypat
     assert "N/A" not in tex
 
 
-async def test_prose_is_cached_for_a_rerun_with_the_same_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_prose_is_cached_for_a_rerun_with_the_same_inputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _no_toolchain(monkeypatch, tmp_path)
     bus = wh.session(tmp_path, with_experiment=False)
     ctx = wh.context(bus, rules=[PROSE_RULE])

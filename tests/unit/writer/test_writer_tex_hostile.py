@@ -26,8 +26,11 @@ async def test_expl3_in_prose_writes_no_file(tmp_path: Path) -> None:
     shell = tmp_path / "shell-ran"
     attack = EXPL3_ATTACK.replace("TARGET", str(target)).replace("SHELL", str(shell))
     bus = wh.session(tmp_path, with_experiment=False)
-    prose = dict(wh.GOOD_PROSE, introduction=attack + " " + wh.GOOD_PROSE["introduction"],
-                 related_work=attack.replace(str(target), "local-target"))
+    prose = dict(
+        wh.GOOD_PROSE,
+        introduction=attack + " " + wh.GOOD_PROSE["introduction"],
+        related_work=attack.replace(str(target), "local-target"),
+    )
     ctx = wh.context(bus, rules=[{"role": "writer", "output": "PaperProse", "reply": prose}])
     outcome = await WriteStage().run(ctx, InputSpec(mode="prove", statement="UCB1 regret"))
     assert outcome.status == "completed", outcome.reason
@@ -62,7 +65,9 @@ async def test_tex_cannot_write_outside_the_build_directory(tmp_path: Path, wher
     assert not (build / "shell-escape-ran").exists()
 
 
-async def test_latexmk_runs_in_the_sandbox(tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_latexmk_runs_in_the_sandbox(
+    tmp_path: Path, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With TeX's own file limits switched off, the sandbox alone still hides EUREKACLAW_DIR and
     the host's /tmp; the same source run outside the sandbox reads and writes both (control)."""
     require_tool("latexmk")
@@ -74,7 +79,9 @@ async def test_latexmk_runs_in_the_sandbox(tmp_path: Path, isolated_home: Path, 
     secret = isolated_home / "secret.txt"
     secret.write_text("TOPSECRETVALUE\n")
     out = tmp_path / "written-from-tex.txt"
-    monkeypatch.setattr(tex_compile, "TEX_SETTINGS", {**tex_compile.TEX_SETTINGS, "openin_any": "a", "openout_any": "a"})
+    monkeypatch.setattr(
+        tex_compile, "TEX_SETTINGS", {**tex_compile.TEX_SETTINGS, "openin_any": "a", "openout_any": "a"}
+    )
     source = (
         "\\documentclass{article}\\begin{document}\n"
         f"\\newread\\r\\immediate\\openin\\r={secret}\\relax\n"
