@@ -26,7 +26,7 @@ compat.py.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -38,7 +38,8 @@ from domains.mab.thompson import LazyBetaThompson
 from domains.mab.thompson_kernel import CompiledLazyThompson, compiled_available
 from domains.mab.window import PairWindow
 
-POLICIES = (
+# The schema (spec.py) and the simulator offer exactly these policies: one list, typed.
+PolicyName = Literal[
     "ucb1",
     "ucb_v",
     "kl_ucb",
@@ -57,7 +58,8 @@ POLICIES = (
     "exp3_ix",
     "sw_ucb",
     "d_ucb",
-)
+]
+POLICIES: tuple[str, ...] = get_args(PolicyName)
 # Policies whose behaviour depends on the horizon (a tuning from T): one run per horizon.
 HORIZON_DEPENDENT = frozenset({"moss", "etc", "exp3", "exp3_ix", "sw_ucb", "d_ucb"})
 # Relative cost of one step per (run, arm) pair, used to keep a spec within its time limit.
