@@ -12,12 +12,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from eurekaclaw.agents.evaluate.paper_version import REVIEW_DIR, VERSIONS
 from eurekaclaw.store.files import append_jsonl, atomic_write_json, read_json, read_jsonl
 from eurekaclaw.types.artifacts import utcnow
 
-REVIEW_DIR = "review"
+# REVIEW_DIR and VERSIONS are defined where the evaluation reads them (it scores the newest listed
+# version and may not import review/); re-exported here for review's own modules.
+__all__ = ["HISTORY", "REVIEW_DIR", "VERSIONS", "PaperVersion", "ReviewStore", "version_files"]
 HISTORY = "history.jsonl"
-VERSIONS = "versions.json"
 
 
 class PaperVersion(BaseModel):

@@ -331,6 +331,7 @@ def _label_report(bus: KnowledgeBus, number: int, base: int) -> None:
     if not isinstance(report, EvalReport):
         raise RerunFailed("the evaluation left no report")
     report.notes.insert(0, f"scores paper version {number} (a review --revise of version {base})")
+    report.paper_version = number
     bus.put("eval_report", report)
 
 

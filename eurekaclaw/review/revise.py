@@ -7,7 +7,9 @@ writer's own checks — `usable_fields` (too short is not prose), `check_prose` 
 for an unproved statement), then the level check of claims.py, and at render time the writer's
 sanitiser — and is compiled with the writer's compile-and-repair. A revision that does not
 compile where a TeX toolchain exists is rolled back: no paper_v<n> file is left, the version list
-is unchanged, and the build log stays in latex_v<n>/ for inspection.
+is unchanged, and the build log stays in latex_v<n>/ for inspection. A session with an evaluation
+report gets it refreshed for the new version (the novelty judgement reused: the theory and the
+survey did not change), so the report never silently scores an earlier version.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from eurekaclaw.agents.base import BaseAgent, render_prompt
+from eurekaclaw.agents.evaluate.session import REPORT_FILE, rescore_prose_revision
 from eurekaclaw.agents.writer.bibtex import render_bibtex
 from eurekaclaw.agents.writer.compile import usable_toolchain
 from eurekaclaw.agents.writer.doc import PROSE_FIELDS, build_doc
@@ -32,7 +35,7 @@ from eurekaclaw.agents.writer.repair import compile_with_repair, copy_pdf
 from eurekaclaw.errors import BadInputError
 from eurekaclaw.review.claims import ClaimChecker
 from eurekaclaw.review.facts import PaperFacts
-from eurekaclaw.review.history import PaperVersion, ReviewStore, version_files
+from eurekaclaw.review.history import REVIEW_DIR, PaperVersion, ReviewStore, version_files
 from eurekaclaw.store.files import atomic_write_text
 
 MAX_FEEDBACK = 8000
@@ -251,6 +254,8 @@ async def revise_paper(
         store.append("revision", **outcome.as_json())
         return outcome
     await _build_version(agent, facts, prose, outcome, store)
+    if outcome.ok:
+        await _rescore(agent, facts, outcome, store)
     store.append("revision", model=agent.identity(), **outcome.as_json())
     facts.session.event("review_revision", ok=outcome.ok, version=outcome.version, error=outcome.error)
     return outcome
@@ -314,3 +319,38 @@ async def _build_version(
     store.add_version(version)
     outcome.ok, outcome.version, outcome.compiled, outcome.notes = True, number, compiled, notes
     outcome.files = {k: v for k, v in files.items() if k != "pdf_file" or compiled}
+
+
+async def _rescore(agent: BaseAgent, facts: PaperFacts, outcome: RevisionOutcome, store: ReviewStore) -> None:
+    """Score the new version (citations may have changed; the novelty judgement is reused), so
+    eval_report.json never silently keeps scoring an earlier version. The earlier report is kept
+    under review/v<base>/, as a theory revision keeps it. A report that cannot be written leaves
+    the earlier one, which names the version it scores, and the outcome says so."""
+    session_dir = facts.session.path
+    base = facts.version.version
+    report_path = session_dir / REPORT_FILE
+    if not report_path.is_file():
+        return  # nothing to refresh: `eval-session` scores the current version when asked
+    try:
+        archive = session_dir / REVIEW_DIR / f"v{base}" / REPORT_FILE
+        if not archive.exists():
+            archive.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(report_path, archive)
+        report = await rescore_prose_revision(session_dir, agent.ctx.settings)
+    except OSError as exc:
+        outcome.notes.append(
+            f"the evaluation was not refreshed ({exc.strerror or exc}): {REPORT_FILE} still scores an earlier "
+            "version; `eurekaclaw eval-session` scores the current one"
+        )
+        return
+    if report is None or outcome.version is None:
+        return
+    outcome.notes.append(
+        f"evaluation of version {outcome.version}: total {report.total:.3f} ({REPORT_FILE}, novelty judgement "
+        f"reused; version {base}'s report is kept in {REVIEW_DIR}/v{base}/)"
+    )
+    version = next((v for v in store.revisions() if v.version == outcome.version), None)
+    if version is not None:
+        version.eval_total = report.total
+        version.notes = list(outcome.notes)
+        store.add_version(version)

@@ -376,4 +376,7 @@ class EvalReport(Artifact):
     dimensions: list[EvalDimension] = Field(default_factory=list)
     total: float = 0.0
     notes: list[str] = Field(default_factory=list)
+    # the paper version scored (1: the writer's paper.tex; n: review's paper_v<n>); None: a report
+    # written before versions were recorded
+    paper_version: int | None = None
     created_at: datetime = Field(default_factory=utcnow)

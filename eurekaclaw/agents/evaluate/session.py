@@ -13,6 +13,7 @@ from typing import Any
 from rich.table import Table
 
 from eurekaclaw.agents.evaluate.novelty import default_embedder, novelty
+from eurekaclaw.agents.evaluate.paper_version import ScoredPaper, current_paper
 from eurekaclaw.agents.evaluate.scores import (
     NAMES,
     citation_coverage,
@@ -27,7 +28,7 @@ from eurekaclaw.config import Settings
 from eurekaclaw.errors import SessionNotFoundError
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
 from eurekaclaw.llm.session_client import SessionLLM
-from eurekaclaw.types.artifacts import EvalReport, PaperOutput, TheoryState
+from eurekaclaw.types.artifacts import EvalDimension, EvalReport, TheoryState
 
 REPORT_FILE = "eval_report.json"
 LLM_LOG = "llm_log.jsonl"
@@ -40,14 +41,14 @@ LABELS = {
     "citation_coverage": "Citation coverage",
 }
 _UNSET: Any = object()
+JUDGED_FOR = "judged_for_paper_version"
+REUSED_MARK = " (reused from the evaluation of "
 
 
-def _paper_citations(bus: KnowledgeBus, session_dir: Path | None) -> set[str] | None:
-    if session_dir is None:
+def _paper_citations(scored: ScoredPaper, session_dir: Path | None) -> set[str] | None:
+    if session_dir is None or not scored.tex_file:
         return None
-    paper = bus.get("paper")
-    name = paper.tex_file if isinstance(paper, PaperOutput) and paper.tex_file else "paper.tex"
-    path = Path(session_dir) / name
+    path = Path(session_dir) / scored.tex_file
     if not path.is_file():
         return None
     return set(cited_keys(path.read_text("utf-8", "replace")))
@@ -83,36 +84,33 @@ async def evaluate_bus(
     session_dir: Path | None = None,
     embedder: Any = _UNSET,
     prover: str | None = None,
+    reused_novelty: EvalDimension | None = None,
 ) -> EvalReport:
-    """Score what is on the bus. `llm` judges novelty; `prover` is the identity of the model
-    that wrote the proofs when the caller knows it (else it is read from the session).
-    `embedder` defaults to the configured one; pass None to disable the embedding part."""
+    """Score what is on the bus against the session's current paper version. `llm` judges
+    novelty; `prover` is the identity of the model that wrote the proofs when the caller knows it
+    (else it is read from the session). `embedder` defaults to the configured one; pass None to
+    disable the embedding part. `reused_novelty` stands in for the novelty judgement (no model
+    call, no embedding): a caller that knows the statement and the survey are unchanged."""
     weights = dict(zip(NAMES, settings.eval_weights, strict=True))
     theory = bus.get_theory_state()
     bib = bus.get_bibliography()
     session_dir = session_dir or bus.session_dir
-    note = ""
-    if embedder is _UNSET:
-        embedder, note = default_embedder(settings)
-    elif embedder is None:
-        note = "embedding part disabled"
+    scored = current_paper(session_dir, bus.get("paper"))
     keys = assign_cite_keys(bib.papers) if bib else {}
+    if reused_novelty is not None:
+        novelty_dim = reused_novelty.model_copy(deep=True)
+    else:
+        novelty_dim = await _judge_novelty(bus, settings, llm, weights["novelty"], session_dir, embedder, prover)
     dims = [
         formal_correctness(theory, weights["formal_correctness"]),
-        await novelty(
-            theory,
-            bib,
-            weights["novelty"],
-            llm=llm,
-            embedder=embedder,
-            embedder_note=note,
-            provers=prover_identities(theory, session_dir, prover),
-        ),
+        novelty_dim,
         experimental_alignment(bus.get_experiment_result(), weights["experimental_alignment"], theory),
         proof_depth(theory, weights["proof_depth"]),
-        citation_coverage(bib, keys, _paper_citations(bus, session_dir), weights["citation_coverage"]),
+        citation_coverage(bib, keys, _paper_citations(scored, session_dir), weights["citation_coverage"]),
     ]
     total, notes = weighted_total(dims)
+    if scored.note():
+        notes.insert(0, scored.note())
     if theory is None:
         notes.append("the session has no theory state (it stopped before formalisation)")
     self_reviews = (theory is not None and dims[0].inputs.get("self_reviewed_lemmas")) or 0
@@ -122,7 +120,63 @@ async def evaluate_bus(
         "self-referential: the system scores its own output; use it to compare configurations, "
         "not as external validation"
     )
-    return EvalReport(session_id=bus.session_id, dimensions=dims, total=total, notes=notes)
+    return EvalReport(
+        session_id=bus.session_id, dimensions=dims, total=total, notes=notes, paper_version=scored.version
+    )
+
+
+async def _judge_novelty(
+    bus: KnowledgeBus,
+    settings: Settings,
+    llm: SessionLLM | None,
+    weight: float,
+    session_dir: Path | None,
+    embedder: Any,
+    prover: str | None,
+) -> EvalDimension:
+    note = ""
+    if embedder is _UNSET:
+        embedder, note = default_embedder(settings)
+    elif embedder is None:
+        note = "embedding part disabled"
+    theory = bus.get_theory_state()
+    return await novelty(
+        theory,
+        bus.get_bibliography(),
+        weight,
+        llm=llm,
+        embedder=embedder,
+        embedder_note=note,
+        provers=prover_identities(theory, session_dir, prover),
+    )
+
+
+async def rescore_prose_revision(session_dir: Path, settings: Settings) -> EvalReport | None:
+    """Score the current paper version after a revision that changed prose only, reusing the
+    previous report's novelty judgement (a prose revision changes neither the statement nor the
+    survey, so a new model call would judge the same thing). None when the session has no
+    report to refresh: `eval-session` then scores the current version in full."""
+    bus = KnowledgeBus.load(Path(session_dir).name, Path(session_dir))
+    previous = bus.get("eval_report")
+    if not isinstance(previous, EvalReport):
+        return None
+    old = next((d for d in previous.dimensions if d.name == "novelty"), None) or EvalDimension(
+        name="novelty", score=None, weight=0.0, explanation="not applicable: the earlier evaluation had no judgement"
+    )
+    # a judgement reused before is credited to the version it was made for
+    judged = old.inputs.get(JUDGED_FOR, previous.paper_version)
+    which = f"version {judged}" if judged else "an earlier version"
+    reused = old.model_copy(deep=True)
+    reused.inputs[JUDGED_FOR] = judged
+    reused.explanation = f"{old.explanation.split(REUSED_MARK)[0]}{REUSED_MARK}{which})".strip()
+    report = await evaluate_bus(bus, settings, None, session_dir=Path(session_dir), reused_novelty=reused)
+    report.notes.insert(
+        1 if report.notes and report.notes[0].startswith("scores paper version") else 0,
+        f"novelty: the judgement of the evaluation of {which} is reused, without a new model call "
+        "(the revision changed prose only); the other dimensions were scored again",
+    )
+    bus.put("eval_report", report)  # persisted at once as eval_report.json
+    return report
 
 
 async def evaluate_session(
@@ -148,7 +202,8 @@ def _fmt(score: float | None) -> str:
 
 
 def render_eval_table(report: EvalReport) -> Table:
-    table = Table(title=f"Scientist-Bench evaluation of session {report.session_id}")
+    version = f", paper version {report.paper_version}" if report.paper_version else ""
+    table = Table(title=f"Scientist-Bench evaluation of session {report.session_id}{version}")
     table.add_column("Dimension")
     table.add_column("Score", justify="right")
     table.add_column("Weight", justify="right")
