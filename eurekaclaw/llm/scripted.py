@@ -202,7 +202,8 @@ class ScriptedBackend(BaseLLMClient):
         """Rules from .yaml/.yml/.json, or a `respond(request)` function from a .py file."""
         path = Path(path)
         if not path.is_file():
-            raise BadInputError(f"scripted LLM file not found: {path}")
+            what = "not found" if not path.exists() else "not a regular file"
+            raise BadInputError(f"scripted LLM file {what}: {path}")
         if path.suffix == ".py":
             spec = importlib.util.spec_from_file_location(f"eurekaclaw_script_{path.stem}", path)
             if spec is None or spec.loader is None:

@@ -114,3 +114,16 @@ def test_settings_accept_plugin_backends(plugins: None, monkeypatch: pytest.Monk
 
     with pytest.raises(ConfigError, match="anthropic|openai_compat|local|scripted|replay|echo"):
         load_settings()
+
+
+def test_a_scripted_file_that_is_missing_or_not_a_regular_file_is_one_clear_error(tmp_path) -> None:
+    import os
+
+    from eurekaclaw.llm.scripted import ScriptedBackend
+
+    with pytest.raises(BadInputError, match="not found"):
+        ScriptedBackend.from_file(tmp_path / "missing.yaml")
+    fifo = tmp_path / "replies.yaml"
+    os.mkfifo(fifo)  # opening it would block until a writer appears
+    with pytest.raises(BadInputError, match="not a regular file"):
+        ScriptedBackend.from_file(fifo)
