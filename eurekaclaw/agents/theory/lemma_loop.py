@@ -107,11 +107,13 @@ class LemmaWorker:
         if settled is not None:
             return settled
         run = self.run
+        prover, refiner = Prover(run), Refiner(run)
+        refiner.tools_used = prover.tools_used  # one trace per lemma: every tool its proof used, in order
         loop = _Attempts(
             lid,
             claim_checks,
-            Prover(run),
-            Refiner(run),
+            prover,
+            refiner,
             Verifier(run),
             CounterexampleSearcher(run),
             used=len(run.failures(lid)),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from theory_script import Script, lemma, make_ctx, put_state
+from theory_script import Script, fail, lemma, make_ctx, put_state
 
 from eurekaclaw.agents.theory.stage import TheoryStage
 from eurekaclaw.domains import DomainPlugin
@@ -77,6 +77,28 @@ async def test_prover_uses_domain_tools_and_records_them(tmp_path):
     traces = {t["lemma_id"]: t for t in ctx.bus.get("tool_traces")}
     assert traces["L1"] == {"lemma_id": "L1", "success": True, "tools": ["square"]}
     assert "Toy domain." in script.calls("verifier", "L1")[0].system_text()
+
+
+class Symbolic(Square):
+    name = "symbolic"  # the session-wide tool the refiner is offered (tools/roles.py)
+
+
+async def test_tools_the_refiner_used_are_recorded_with_the_provers(tmp_path):
+    def tool_refiner(request):
+        if request.tools and not any(m.role == "assistant" for m in request.messages):
+            return {"tool_calls": [{"id": "r1", "name": "symbolic", "input": {"x": 4}}]}
+        return {"text": json.dumps({"proof": "16 = 4^2 by direct computation, so the bound holds with equality."})}
+
+    script = Script().on("verifier", "L1", fail("logic"), {"verdict": "pass", "confidence": 0.9, "errors": []})
+    script.on("refiner", "L1", tool_refiner)
+    ctx, _, _ = make_ctx(tmp_path, script)
+    ctx.tools.register(Symbolic())
+    put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
+    await TheoryStage().run(ctx, InputSpec(mode="prove", statement="s"))
+    assert ctx.bus.get_theory_state().proven_lemmas["L1"].proof.startswith("16 = 4^2")
+    assert [t.name for t in script.calls("refiner", "L1")[0].tools] == ["symbolic"]
+    traces = {t["lemma_id"]: t for t in ctx.bus.get("tool_traces")}
+    assert traces["L1"] == {"lemma_id": "L1", "success": True, "tools": ["symbolic"]}  # the refiner's call
 
 
 async def test_memory_guided_prover_sees_failed_strategies_from_real_memory(tmp_path):
