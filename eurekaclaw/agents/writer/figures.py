@@ -17,7 +17,20 @@ from eurekaclaw.agents.writer.escape import Tex, escape_text
 from eurekaclaw.agents.writer.experiments import BEST_ARM, ExperimentView, Panel, Series
 
 MAX_PANELS = 8
-PALETTE = ("blue!80!black", "red!80!black", "teal!80!black", "orange!90!black", "violet", "brown")
+# Ten distinct colours: more than a bandit spec's policies (MAX_POLICIES = 8), so no two policies
+# of one paper share a colour.
+PALETTE = (
+    "blue!80!black",
+    "red!80!black",
+    "teal!80!black",
+    "orange!90!black",
+    "violet",
+    "brown",
+    "green!60!black",
+    "magenta!80!black",
+    "cyan!70!black",
+    "olive",
+)
 BOUND_DASHES = ("dashed", "dash dot", "densely dotted", "loosely dashed")
 BAND_OPACITY = "0.18"
 CLIP_FACTOR = 3.0  # a bound more than this many times above the curves is cut off at the top

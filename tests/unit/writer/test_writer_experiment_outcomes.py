@@ -145,6 +145,16 @@ def test_a_policy_keeps_its_colour_across_panels_and_figures(tmp_path: Path) -> 
     assert all(len(c) == 1 for c in colours.values()) and colours["pol0"] != colours["pol1"]
 
 
+def test_a_spec_s_policies_never_share_a_colour() -> None:
+    from eurekaclaw.agents.writer.experiments import Series
+    from eurekaclaw.agents.writer.figures import _curve_entry
+
+    colours: dict[str, str] = {}
+    for k in range(8):  # MAX_POLICIES of a bandit spec
+        _curve_entry(Series(name=f"policy_{k}", points=[(1.0, 0.0)]), colours)
+    assert len(colours) == 8 and len(set(colours.values())) == 8
+
+
 def test_a_bound_far_above_the_curves_is_cut_off_at_the_top(tmp_path: Path) -> None:
     _, tex = _rendered(tmp_path)  # curves reach 10.5 (band included), the bound 1000
     regret_axes = [a for a in _axes(tex) if a["ylabel"] == "cumulative regret"]
