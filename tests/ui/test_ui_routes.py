@@ -110,6 +110,20 @@ def test_eval_page_charts_the_dimensions(isolated_home: Path) -> None:
     page = authed().get(f"/sessions/{A}/eval").text
     assert 'id="eval-chart"' in page and "0.710" in page
     assert 'width="360.0"' in page  # 0.9 of the 400-pixel track
+    assert 'id="eval-version"' not in page  # a report that names no version claims none
+
+
+def test_eval_page_names_the_paper_version_it_scores(isolated_home: Path) -> None:
+    import json
+
+    from eurekaclaw.store.session import Workspace
+
+    make_session(isolated_home, A)
+    report = Workspace(isolated_home).runs_dir / A / "eval_report.json"
+    data = json.loads(report.read_text())
+    report.write_text(json.dumps({**data, "paper_version": 2}))
+    page = authed().get(f"/sessions/{A}/eval").text
+    assert '<p id="eval-version">Scores paper version 2.</p>' in page
     assert "not applicable" in page  # a dimension without a score is not drawn as zero
 
 
