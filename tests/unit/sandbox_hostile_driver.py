@@ -89,18 +89,17 @@ print(json.dumps({'env': dict(os.environ), 'procenv': data}))
     record("env_secrets", SECRET not in text + res.stderr.decode("latin1"), value and list(value["env"]))
 
     # 2. secret files: ~/.ssh decoy, EUREKACLAW_DIR (env and ./.env), cwd, walking the whole view
+    secret_paths = [
+        paths["home"] + "/.ssh/id_rsa",
+        paths["edir"] + "/.env",
+        paths["edir2"] + "/secret.txt",
+        paths["base"] + "/.env",
+        "/proc/1/root" + paths["home"] + "/.ssh/id_rsa",
+    ]
     res, text, value = run(
         f"""
 import json, os
-targets = {
-            [
-                paths["home"] + "/.ssh/id_rsa",
-                paths["edir"] + "/.env",
-                paths["edir2"] + "/secret.txt",
-                paths["base"] + "/.env",
-                "/proc/1/root" + paths["home"] + "/.ssh/id_rsa",
-            ]!r
-        }
+targets = {secret_paths!r}
 got = {{}}
 for t in targets:
     try:
