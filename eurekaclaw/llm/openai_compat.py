@@ -50,6 +50,16 @@ from eurekaclaw.redact import register_secret
 log = logging.getLogger(__name__)
 
 
+class _StreamRefused(Exception):
+    """HTTP 400/422 to a streamed request before any event: the only case LLM_STREAM=auto retries
+    as a whole request (an error inside a stream is the reply's failure, not a refusal)."""
+
+    def __init__(self, error: LLMError) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.status = getattr(error, "status", None)
+
+
 # --- the backend -------------------------------------------------------------------------------------
 
 
@@ -142,17 +152,17 @@ class OpenAICompatBackend(BaseLLMClient):
         if wants_stream(self.settings.llm_stream) and not self._stream_refused:
             try:
                 data, tokens_seen = await self._stream(body, request)
-            except LLMFatalError as exc:
+            except _StreamRefused as refused:
                 # LLM_STREAM=auto only asked for a stream because a terminal watches: a server
                 # that refuses `stream` / `stream_options` gets whole requests from now on
-                if self.settings.llm_stream != "auto" or exc.status not in (400, 422):
-                    raise
+                if self.settings.llm_stream != "auto":
+                    raise refused.error from None
                 self._stream_refused = True
                 log.warning(
                     "%s refused a streamed request (HTTP %s); streaming is off for this run "
                     "(LLM_STREAM=false makes it permanent)",
                     self.url,
-                    exc.status,
+                    refused.status,
                 )
                 data, tokens_seen = await self._post(body), 0
         else:
@@ -181,30 +191,54 @@ class OpenAICompatBackend(BaseLLMClient):
     async def _stream(self, body: dict[str, Any], request: LLMRequest) -> tuple[dict[str, Any], int]:
         """One streamed request: (the completion it delivered, the tokens seen arriving)."""
         body = {**body, "stream": True, "stream_options": {"include_usage": True}}
-        meter, got, streaming = TokenMeter(), StreamedCompletion(), False
+        meter, got = TokenMeter(), StreamedCompletion()
         try:
             async with self._http().stream("POST", self.url, json=body, headers=self._headers()) as resp:
                 if resp.status_code >= 400 or "text/event-stream" not in resp.headers.get("content-type", ""):
                     await resp.aread()  # an error, or a server that ignores `stream`: one whole body
+                    if resp.status_code in (400, 422):  # refused before any event: maybe `stream` itself
+                        raise _StreamRefused(self._status_error(resp.status_code, _error_text(resp), resp.headers))
                     return self._checked(resp), 0
-                streaming = True
-                async for line in resp.aiter_lines():
-                    got.feed_line(line, meter)
+                await self._read_events(resp, got, meter, request)
+        except httpx.TransportError as exc:  # before the response began (the events catch their own)
+            raise self._transport_error(exc) from None
+        finally:
+            meter.finish()
+        return self._delivered(got, request, body["model"], meter), meter.tokens
+
+    async def _read_events(
+        self, resp: httpx.Response, got: StreamedCompletion, meter: TokenMeter, request: LLMRequest
+    ) -> None:
+        try:
+            async for line in resp.aiter_lines():
+                got.feed_line(line, meter)
         except httpx.TransportError as exc:
-            if not streaming:
-                raise self._transport_error(exc) from None
+            got.end_event(meter)
+            if got.error is None and got.whole and got.usage is not None:
+                return  # the reply and its count arrived; only [DONE] is missing: no paid retry
             billed = self._cut_billing(request, got, meter)
             if isinstance(exc, httpx.TimeoutException):  # the server went quiet mid-reply
                 raise LLMRetryableError(
                     f"{self.url} timed out while streaming", reason="timeout", usage=billed
                 ) from None
             raise stream_cut(self.url, type(exc).__name__, billed) from None
-        finally:
-            meter.finish()
-        if got.error is None and not got.whole:
-            raise stream_cut(self.url, "no end of stream", self._cut_billing(request, got, meter))
-        # an error event inside the stream is classified like an error in a 200 body
-        return self._checked_data(got.as_completion(body["model"]), {}), meter.tokens
+        got.end_event(meter)
+
+    def _delivered(self, got: StreamedCompletion, request: LLMRequest, model: str, meter: TokenMeter) -> dict[str, Any]:
+        """The completion a finished stream stands for, or the failure it is; never an open one."""
+        data = got.as_completion(model)
+        if got.error is not None:
+            try:  # an error event inside the stream is classified like an error in a 200 body
+                return self._checked_data(data, {})
+            except LLMRetryableError as err:
+                err.usage = err.usage or self._cut_billing(request, got, meter)
+                raise
+        if not got.choice_seen and got.done and not got.torn:
+            return data  # no choice at all: _parse reports a reply without choices
+        if not got.whole:
+            detail = "an event that is not JSON" if got.torn else "no finish_reason"
+            raise stream_cut(self.url, detail, self._cut_billing(request, got, meter))
+        return data
 
     @staticmethod
     def _cut_billing(request: LLMRequest, got: StreamedCompletion, meter: TokenMeter) -> Usage:

@@ -15,7 +15,7 @@ from fault_server import FAULT_KINDS, STREAM_FAULT_KINDS, FaultServer, completio
 from pydantic import BaseModel
 
 from eurekaclaw.config import Settings
-from eurekaclaw.errors import LLMFatalError
+from eurekaclaw.errors import LLMFatalError, LLMRetryableError
 from eurekaclaw.llm.ledger import UsageLedger
 from eurekaclaw.llm.openai_compat import OpenAICompatBackend
 from eurekaclaw.llm.prices import Price
@@ -225,3 +225,129 @@ async def test_an_explicit_stream_setting_is_not_silently_dropped(tmp_path: Path
     with pytest.raises(LLMFatalError) as info:
         await backend.complete(ask())
     assert info.value.status == 400 and len(requests) == 1
+
+
+# --- hostile streams over httpx.MockTransport: nothing fails open, nothing is billed $0 ----------
+
+
+def _events(*chunks: Any) -> bytes:
+    return b"".join(b"data: " + (c if isinstance(c, bytes) else json.dumps(c).encode()) + b"\n\n" for c in chunks)
+
+
+def _delta(**delta: Any) -> dict[str, Any]:
+    return {"choices": [{"index": 0, "delta": delta}]}
+
+
+STOP = {
+    "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+    "usage": {"prompt_tokens": 7, "completion_tokens": 2},
+}
+TOOL_STOP = {
+    "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
+    "usage": {"prompt_tokens": 3, "completion_tokens": 4},
+}
+
+
+class _Broken(httpx.AsyncByteStream):
+    """Sends `first`, then the connection fails with `exc`."""
+
+    def __init__(self, first: bytes, exc: Exception) -> None:
+        self.first, self.exc = first, exc
+
+    async def __aiter__(self) -> Any:
+        yield self.first
+        raise self.exc
+
+
+def _mock(
+    body: bytes | httpx.AsyncByteStream, stream: str = "true", seen: list[Any] | None = None
+) -> OpenAICompatBackend:
+    def handler(request: httpx.Request) -> httpx.Response:
+        if seen is not None:
+            seen.append(json.loads(request.content).get("stream"))
+        if isinstance(body, bytes):
+            return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
+
+    settings = Settings(openai_compat_base_url="http://x/v1", openai_compat_model="m", llm_stream=stream)
+    return OpenAICompatBackend(settings, http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+
+
+async def _failure(backend: OpenAICompatBackend) -> Any:
+    with pytest.raises(LLMRetryableError) as caught:
+        await backend.complete(ask())
+    return caught.value
+
+
+@pytest.mark.parametrize(
+    "body",
+    [_events(b"[DONE]"), _events({"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 5}}, b"[DONE]")],
+    ids=["only-done", "usage-only"],
+)
+async def test_a_stream_without_any_choice_is_a_reply_without_choices(body: bytes) -> None:
+    err = await _failure(_mock(body))
+    assert err.reason == "no_choices"
+
+
+@pytest.mark.parametrize(
+    "error_event",
+    [
+        b'event: error\ndata: {"message":"overloaded","code":503}\n\n',
+        _events({"object": "error", "message": "boom", "type": "InternalServerError", "code": 500}),
+    ],
+    ids=["event-error", "object-error"],
+)
+async def test_an_error_without_an_error_key_is_still_an_error_and_billed(error_event: bytes) -> None:
+    err = await _failure(_mock(_events(_delta(content="partial ")) + error_event + _events(b"[DONE]")))
+    assert err.reason == "error_in_body"
+    assert err.usage is not None and err.usage.output_tokens >= 1
+
+
+async def test_done_without_a_finish_reason_is_a_cut() -> None:
+    err = await _failure(_mock(_events(_delta(content="half a pro"), b"[DONE]")))
+    assert err.reason == "stream_cut" and err.usage.output_tokens >= 1
+
+
+async def test_multi_line_data_events_join_and_a_torn_event_is_a_cut() -> None:
+    multi = b'data: {"choices":[{"index":0,\ndata: "delta":{"content":"hello world"}}]}\n\n'
+    response = await _mock(multi + _events(STOP, b"[DONE]")).complete(ask())
+    assert response.text == "hello world" and response.stop_reason == "end_turn"
+    torn = _events(_delta(content="a")) + b'data: {"choices":[{"index":0,"del\n\n' + _events(STOP, b"[DONE]")
+    assert (await _failure(_mock(torn))).reason == "stream_cut"
+
+
+async def test_tokens_streamed_before_an_in_stream_error_are_never_free() -> None:
+    body = _events(*[_delta(content="x" * 40)] * 10, {"error": {"code": 502, "message": "upstream"}}, b"[DONE]")
+    err = await _failure(_mock(body))
+    assert err.reason == "error_in_body" and err.usage is not None and err.usage.output_tokens >= 10
+
+
+async def test_auto_mode_does_not_fall_back_on_an_error_inside_a_stream() -> None:
+    seen: list[Any] = []
+    body = _events(*[_delta(content="x" * 50)] * 3, {"error": {"code": 400, "message": "moderation"}}, b"[DONE]")
+    backend = _mock(body, stream="auto", seen=seen)
+    with watching(lambda n: None), pytest.raises(LLMFatalError):
+        await backend.complete(ask())
+    assert seen == [True] and backend._stream_refused is False
+
+
+async def test_tool_calls_without_index_open_a_slot_per_id_and_object_arguments_are_kept() -> None:
+    def call(i: str, name: str, arguments: Any, **extra: Any) -> dict[str, Any]:
+        return _delta(
+            tool_calls=[{"id": i, "type": "function", "function": {"name": name, "arguments": arguments}, **extra}]
+        )
+
+    body = _events(call("a", "search", '{"q": 1}'), call("b", "fetch", {"u": 2}), TOOL_STOP, b"[DONE]")
+    response = await _mock(body).complete(ask())
+    assert [(c.id, c.name, c.input) for c in response.tool_calls] == [
+        ("a", "search", {"q": 1}),
+        ("b", "fetch", {"u": 2}),
+    ]
+
+
+async def test_a_finished_reply_whose_connection_drops_before_done_is_accepted() -> None:
+    whole = _events(_delta(content="done"), STOP)
+    response = await _mock(_Broken(whole, httpx.RemoteProtocolError("peer closed"))).complete(ask())
+    assert response.text == "done" and response.usage.output_tokens == 2
+    cut = _Broken(_events(_delta(content="do")), httpx.RemoteProtocolError("peer closed"))
+    assert (await _failure(_mock(cut))).reason == "stream_cut"
