@@ -342,12 +342,16 @@ def _checked_claims(
     prose: dict[str, str],
     notes: list[str],
 ) -> tuple[dict[str, str], str | None]:
-    """Model-written claims of machine verification (in proofs and prose) kept only where the
-    records back them (machine_claims.py); every revision is built here too, so none can add one."""
+    """Model-written claims of machine verification (in lemma statements, proofs and prose) kept
+    only where the records back them (machine_claims.py); every revision is built here too, so
+    none can add one."""
     records = Records.from_theory(theory)
     for lem in lemmas:
         own = records.lemmas.get(lem.id, Evidence(lem.level))
         lem.proof = scrub_proof(lem.proof, own, records, f"Lemma {lem.id}", notes)
+        # the statements are model-written too ("... (verified in Coq)")
+        lem.statement = scrub_proof(lem.statement, own, records, f"Lemma {lem.id}", notes, "statement") or ""
+        lem.informal = scrub_proof(lem.informal, own, records, f"Lemma {lem.id}", notes, "informal statement") or ""
     proof = scrub_proof(proof, records.theorem, records, "the main theorem", notes)
     prose, title_bad = scrub_prose(prose, records, notes)
     if title_bad:

@@ -10,77 +10,37 @@ when the records back it:
 - machine ("machine-checked", "mechanically verified"): level `formal` or `smt`;
 - numeric ("numerically verified"): a passed falsifier check in the lemma's records.
 
-The subject is the lemma a sentence names ("Lemma~\\ref{lem:L3} was checked by Z3"); a sentence
-naming none speaks about its own proof's lemma, or in the prose about every result (so the
-weakest level decides). Negated claims ("we did not verify this in Coq") pass. In a proof the
-sentence becomes a bracketed note, so the reader sees that something was taken out; in the
-prose it is dropped. Only the offending sentence changes: the rest keeps its bytes (a joined
-line could otherwise fall into a LaTeX comment).
+The subjects are the results a sentence names ("Lemma~\\ref{lem:L3} and Lemma L4 were checked by
+Z3", "the main theorem was verified in Coq"): every one must back the claim. A sentence naming
+none speaks about its own proof's lemma, or in the prose about every result (so the weakest level
+decides). Negated claims ("we did not verify this in Coq") and claims credited to other work pass
+(machine_claim_patterns.py). In a proof the sentence becomes a bracketed note, so the reader sees
+that something was taken out; in the prose it is dropped. Only the offending sentence changes
+(or its part inside a brace group, "\\footnote{See [5]. [note]}"): the rest keeps its bytes (a
+joined line could otherwise fall into a LaTeX comment). A claim that cannot be cut out without
+breaking the LaTeX stays, followed by a visible note, and is counted.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from eurekaclaw.agents.writer.labels import lemma_label
+from eurekaclaw.agents.writer.machine_claim_patterns import THEOREM_MENTION, claims_in
 from eurekaclaw.types.artifacts import TheoryState, weakest_level
 
 NOTE_PREFIX = "removed claim(s) of machine verification"
 THEOREM = "*theorem*"
 
-_VERB = (
-    r"(?:verif(?:y|ies|ied)|check(?:s|ed)?|prov(?:e|es|ed|en)|certif(?:y|ies|ied)|confirm(?:s|ed)?|"
-    r"accept(?:s|ed)?|validat(?:e|es|ed)|discharg(?:e|es|ed)|type[\s-]?checked|compiled)"
+# after a sentence's end (not an abbreviation; also inside a group: "\\textbf{Remark.} The"),
+# before a footnote, at a blank line
+_BOUNDARY = re.compile(
+    r"(?<!\bcf\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bal\.)(?:(?<=[.!?])|(?<=[.!?]\}))\s+(?=[A-Z\\$(\[`\"'])"
+    r"|(?<=[.!?])(?=\\footnote\{)|\n[ \t]*\n"
 )
-_GAP = r"(?:[\w,'~\\{}:-]+\s+){0,4}?"
-# names of tools are matched case-sensitively: "lean" and "kernel" are also plain words
-_ASSISTANT = (
-    r"(?:(?-i:Coq|Lean\s?4?|Isabelle(?:/HOL)?|Agda|HOL\s?Light)|(?:an?\s+|the\s+)?proof\s+assistant|"
-    r"(?:the\s+|a\s+|its\s+)?(?:proof|(?-i:Coq|Lean))(?:'s)?\s+kernel)"
-)
-_SOLVER = r"(?:(?:an?\s+|the\s+)?(?-i:SMT)(?:[\s-]solvers?)?|Z3|cvc5|CVC5)"
-_SUBJECT_VERB = r"(?:\s+(?:has|have|had))?\s+(?:fully\s+|also\s+)?" + _VERB
-_BY = r"(?:in|by|with|using|through)\s+"
-
-
-def _any(*alternatives: str) -> re.Pattern[str]:
-    return re.compile("|".join(alternatives), re.IGNORECASE)
-
-
-# kind -> the phrases that claim it; "formal proof" alone is not one (it also means "rigorous")
-PATTERNS: dict[str, re.Pattern[str]] = {
-    "formal": _any(
-        r"\bformal(?:ly)?[\s-]+(?:verified|checked|certified|machine[\s-]checked)",
-        r"\b(?:type|kernel)[\s-]checked\b",
-        r"\bformali[sz]ed\s+(?:and\s+(?:verified|checked)\s+)?in\s+(?-i:Coq|Lean)",
-        rf"\b{_VERB}\s+{_GAP}{_BY}{_ASSISTANT}\b",
-        rf"\b(?:(?-i:Coq|Lean|Isabelle)|the\s+proof\s+assistant){_SUBJECT_VERB}\b",
-    ),
-    "smt": _any(
-        rf"\b{_VERB}\s+{_GAP}{_BY}{_SOLVER}\b", rf"\b(?:Z3|cvc5|SMT(?:[\s-]solvers?)?|the\s+solver){_SUBJECT_VERB}\b"
-    ),
-    "machine": _any(
-        r"\bmachine[\s-](?:checked|verified|certified|proved|proven|checkable\s+proof)",
-        r"\bmechani(?:cally|sed|zed)[\s-]+(?:verified|checked|proved|proven|certified)",
-        r"\bcomputer[\s-](?:verified|checked|assisted\s+proof)",
-        rf"\b{_VERB}\s+{_GAP}by\s+(?:an?\s+|the\s+)?(?:computer|machine|automated\s+(?:checker|prover|tool))\b",
-    ),
-    "numeric": _any(
-        r"\bnumerically\s+(?:verified|checked|confirmed|validated|tested)",
-        r"\b(?:verified|checked|confirmed|validated)\s+numerically\b",
-        r"\bnumerical(?:ly)?\s+(?:checks?|tests?|verification|falsification)\s+"
-        r"(?:confirms?|confirmed|verif(?:y|ies|ied)|show(?:s|ed)?|passed)\b",
-    ),
-}
-# a negation shortly before the claim: "did not verify this in Coq", "rather than by Z3"
-_NEGATION = re.compile(
-    r"(?:\b(?:not|no|never|neither|nor|without|lacks?|lacking|cannot|than|instead\s+of|whether|unless|"
-    r"yet\s+to\s+be|could\s+be|would\s+be|might|may|future)\b|n't)\W*(?:[\w~\\{}:-]+\W+){0,4}$",
-    re.IGNORECASE,
-)
-_BOUNDARY = re.compile(r"(?<=[.!?])\s+(?=[A-Z\\$(\[`\"'])|\n[ \t]*\n")
+_COMMENT_LINE = re.compile(r"^[ \t]*%[^\n]*$", re.MULTILINE)
 _STRUCTURE = re.compile(r"\\begin\{[^}]*\}|\\end\{[^}]*\}|\\\[|\\\]|\$\$")
 
 
@@ -107,17 +67,6 @@ def supports(kind: str, ev: Evidence) -> bool:
     if kind == "machine":
         return ev.level in ("formal", "smt")
     return ev.level is not None and "falsifier" in ev.passed  # numeric
-
-
-def claims_in(sentence: str) -> list[tuple[int, str]]:
-    """(position, kind) of each machine verification the sentence claims; negated claims
-    ("did not verify this in Coq", "rather than by Z3") excluded."""
-    found = []
-    for kind, rx in PATTERNS.items():
-        for m in rx.finditer(sentence):
-            if not _NEGATION.search(sentence[max(0, m.start() - 60) : m.start()]):
-                found.append((m.start(), kind))
-    return sorted(found)
 
 
 @dataclass
@@ -163,11 +112,37 @@ def _mention_re(lid: str) -> re.Pattern[str]:
     return re.compile("|".join(forms), re.IGNORECASE)
 
 
-def _subject(named: list[tuple[int, str]], pos: int) -> str | None:
-    """The lemma a claim at `pos` is about: the nearest one named before it, else the first after."""
-    before = [lid for p, lid in named if p <= pos]
-    after = [lid for p, lid in named if p > pos]
-    return before[-1] if before else (after[0] if after else None)
+def _mentions(sentence: str, records: Records) -> list[tuple[int, str]]:
+    """(position, lemma id or THEOREM) of every result the sentence names."""
+    theorem = [(m.start(), THEOREM) for m in THEOREM_MENTION.finditer(sentence)]
+    return sorted(records.named(sentence) + theorem)
+
+
+# after the last claim, results named past one of these are not what it speaks about
+# ("Lemma L3 was checked by Z3, while Lemma L2 rests on review")
+_CONTRAST = re.compile(r"\b(?:while|whereas|but|except|although|though|however|unlike|only)\b", re.IGNORECASE)
+
+
+def _subjects(sentence: str, records: Records) -> Iterator[tuple[str, list[str]]]:
+    """(kind, results it is about) for each claim: every result named since the previous claim
+    ("Lemma L1 and Lemma L2 were verified in Coq"), and after the last claim every one named
+    before a contrast ("An automated prover verified Lemma L1 and Lemma L2")."""
+    named = _mentions(sentence, records)
+    claims = claims_in(sentence)
+    prev = -1
+    for i, (pos, kind) in enumerate(claims):
+        about = [lid for p, lid in named if prev < p <= pos]
+        if i == len(claims) - 1:
+            tail = sentence[pos:]
+            stop = _CONTRAST.search(tail)
+            limit = pos + (stop.start() if stop else len(tail))
+            about += [lid for p, lid in named if pos < p < limit]
+        prev = pos
+        yield kind, list(dict.fromkeys(about))
+
+
+def _evidence(records: Records, lid: str) -> Evidence:
+    return records.theorem if lid == THEOREM else records.lemmas[lid]
 
 
 def _unsupported(
@@ -176,23 +151,31 @@ def _unsupported(
     """What the records say instead of a claim of the sentence, or None when every claim holds.
     A claim naming no lemma is judged against `default`; with `numeric_needs_lemma` a numeric
     claim naming none passes (the prose's "numerically verified" is about the experiments)."""
-    named = records.named(sentence)
-    for pos, kind in claims_in(sentence):
-        lid = _subject(named, pos)
-        if lid is None and kind == "numeric" and numeric_needs_lemma:
+    for kind, about in _subjects(sentence, records):
+        if not about and kind == "numeric" and numeric_needs_lemma:
             continue
-        for ev in [records.lemmas[lid]] if lid is not None else default:
+        for ev in [_evidence(records, lid) for lid in about] or default:
             if not supports(kind, ev):
                 return ev.describe(kind)
     return None
 
 
-def _spans(text: str) -> list[tuple[int, int]]:
-    spans, start = [], 0
-    for m in _BOUNDARY.finditer(text):
+def _sentences(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    spans, start = [], lo
+    for m in _BOUNDARY.finditer(text, lo, hi):
         spans.append((start, m.start()))
         start = m.end()
-    spans.append((start, len(text)))
+    spans.append((start, hi))
+    return spans
+
+
+def _spans(text: str) -> list[tuple[int, int]]:
+    """The sentences; a LaTeX comment line is one of its own (it must not swallow the next line)."""
+    spans, pos = [], 0
+    for m in _COMMENT_LINE.finditer(text):
+        spans += [*_sentences(text, pos, m.start()), (m.start(), m.end())]
+        pos = m.end()
+    spans += _sentences(text, pos, len(text))
     return [(a, b) for a, b in spans if text[a:b].strip()]
 
 
@@ -206,7 +189,7 @@ def _balanced(piece: str) -> bool:
 def _safe_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     """The span to replace: the sentence, or the part of it between LaTeX structure (an
     environment edge, display math) around the claim; None when no part can go without
-    breaking the LaTeX (the sentence then stays, the note is still counted)."""
+    breaking the LaTeX at the sentence's own level."""
     if _balanced(text[start:end]):
         return start, end
     piece = text[start:end]
@@ -219,8 +202,43 @@ def _safe_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     return None
 
 
+def _groups_around(text: str, pos: int) -> list[tuple[int, int]]:
+    """(open, close) of each brace group enclosing `pos`, innermost first."""
+    stack: list[int] = []
+    groups = []
+    for i, ch in enumerate(text):
+        if ch not in "{}" or (i and text[i - 1] == "\\"):
+            continue
+        if ch == "{":
+            stack.append(i)
+        elif stack:
+            o = stack.pop()
+            if o < pos < i:
+                groups.append((o, i))
+    return groups
+
+
+def _group_span(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """When the sentence straddles a brace ("\\emph{Note. This was verified in Coq.}"): its
+    part inside the smallest group around the claim that can go alone; the macro stays valid."""
+    claims = claims_in(text[start:end])
+    if not claims:
+        return None
+    for o, c in _groups_around(text, start + claims[0][0]):
+        a, b = max(start, o + 1), min(end, c)
+        piece = text[a:b]
+        if not (_balanced(piece) and claims_in(piece)):
+            continue
+        return a + len(piece) - len(piece.lstrip()), a + len(piece.rstrip())
+    return None
+
+
+KEPT_NOTE = "[the claim of machine verification before this note is not backed by the records: {why}]"
+
+
 def _rewrite(text: str, judge: Callable[[str], str | None], replacement: str | None) -> tuple[str, list[str]]:
-    """`text` with each sentence `judge` rejects replaced by a note, or dropped (None)."""
+    """`text` with each sentence `judge` rejects replaced by a note, or dropped (None); a
+    sentence no part of which can go without breaking the LaTeX stays, followed by a note."""
     out: list[str] = []
     removed: list[str] = []
     last = 0
@@ -228,8 +246,11 @@ def _rewrite(text: str, judge: Callable[[str], str | None], replacement: str | N
         bad = judge(text[start:end])
         if bad is None:
             continue
-        span = _safe_span(text, start, end)
+        span = _safe_span(text, start, end) or _group_span(text, start, end)
         if span is None:
+            out += [text[last:end], " " + KEPT_NOTE.format(why=bad)]
+            removed.append(bad)
+            last = end
             continue
         between = text[last : span[0]]
         # consecutive removals in a proof leave one note, not a row of them
@@ -237,8 +258,8 @@ def _rewrite(text: str, judge: Callable[[str], str | None], replacement: str | N
         removed.append(bad)
         if not merged:
             out.append(between)
-            if replacement is not None:
-                out.append(replacement.format(why=bad))
+            if replacement is not None:  # a note replacing a comment line stays a comment
+                out.append(("% " if text[span[0]] == "%" else "") + replacement.format(why=bad))
         last = span[1]
         if replacement is None:  # a dropped sentence takes its trailing blank with it
             last += len(text[last:]) - len(text[last:].lstrip(" \t"))
@@ -283,13 +304,16 @@ def _note(n: int, where: str, why: str) -> str:
     return f"{NOTE_PREFIX}: {n} sentence(s) {where} claimed a check the records do not show ({why})"
 
 
-def scrub_proof(text: str | None, own: Evidence, records: Records, where: str, notes: list[str]) -> str | None:
-    """check_proof for a proof that may be absent, with a note when anything was removed."""
+def scrub_proof(
+    text: str | None, own: Evidence, records: Records, where: str, notes: list[str], part: str = "proof"
+) -> str | None:
+    """check_proof for a proof (or a model-written statement, `part`) that may be absent, with a
+    note when anything was removed."""
     if not text:
         return text
     new, n = check_proof(text, own, records)
     if n:
-        notes.append(_note(n, f"in the proof of {where}", f"{own.describe()}; replaced by a bracketed note"))
+        notes.append(_note(n, f"in the {part} of {where}", f"{own.describe()}; replaced by a bracketed note"))
     return new
 
 

@@ -4,6 +4,7 @@ negations and legitimate mentions of Coq stay, and the count reaches the notes a
 
 from __future__ import annotations
 
+import pytest
 import writer_helpers as wh
 
 from eurekaclaw.agents.writer.bibtex import plan_citations
@@ -140,3 +141,124 @@ def test_an_honest_paper_is_untouched() -> None:
     doc = build_doc(wh.theory(), plan_citations(wh.bibliography()), None, dict(wh.GOOD_PROSE))
     assert doc.prose == wh.GOOD_PROSE and removed_count(doc.notes) == 0
     assert all("was removed" not in (lem.proof or "") for lem in doc.lemmas)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lemma L2 and Lemma L4 were verified in Coq.",  # L2 is reviewed: naming L4 too does not save it
+        "Lemma L4 and Lemma L2 were verified in Coq.",
+        "All of Lemma L4, Lemma L2 were machine-checked.",
+        "An automated theorem prover verified Lemma L4 and Lemma L2.",
+        "Using Lemma L4, the main theorem was verified in Coq.",  # the theorem is only cited
+    ],
+)
+def test_every_result_a_claim_names_must_back_it(text: str) -> None:
+    assert check_proof(text, FORMAL, RECORDS)[1] == 1, text
+
+
+def test_results_named_past_a_contrast_are_not_the_claims_subject() -> None:
+    text = "Lemma L3 was checked by Z3 and Lemma L4 was verified in Coq, while Lemma L2 rests on review."
+    assert check_proof(text, REVIEWED, RECORDS) == (text, 0)
+    assert check_proof("Lemma L4 and the main theorem were verified in Coq.", REVIEWED, RECORDS)[1] == 1
+    both_formal = Records({"L4": FORMAL, "L5": FORMAL}, FORMAL)
+    honest = "Lemma L4 and Lemma L5 were verified in Coq."
+    assert check_proof(honest, REVIEWED, both_formal) == (honest, 0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "More than 100 cases were verified by Z3.",
+        "The Z3 solver confirms the bound.",
+        "This was verified with the Coq proof assistant.",
+        "This was verified by the Lean theorem prover.",
+        "It was verified via Lean.",
+        "The bound was verified (in Coq).",
+        "The bound was verified in \\textsc{Coq}.",
+        "The bound was verified in LEAN.",
+        "Lean's kernel accepted the proof.",
+        "The argument was checked formally.",
+        "The proof is Lean-verified.",
+        "The proof is Coq-verified.",
+        "The proof is Z3-verified.",
+        "We machine-check all steps.",
+        "An automated theorem prover verified Lemma L2.",
+        "A full Lean formalization is provided.",
+        "The inequality holds by an SMT check.",
+        "Whether $n$ is odd or even, the bound was verified in Coq.",
+    ],
+)
+def test_claims_in_other_words_are_caught(text: str) -> None:
+    new, n = check_proof(text, REVIEWED, RECORDS)
+    assert (new, n) == (NOTE, 1), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Prior work [5] verified a weaker bound in Coq.",
+        "Smith et al. formally verified a related bound in Isabelle.",
+        "As shown by \\cite{smith}, the bound was verified in Coq.",
+        "In contrast to a machine-checked proof, ours is informal.",
+        "The inequality is proved by the SMT inequality (2).",
+        "We compare with SMT, a notion from scheduling.",
+        "Rather than by Z3, we check the bound by hand.",
+    ],
+)
+def test_other_peoples_work_and_plain_words_stay(text: str) -> None:
+    assert check_proof(text, REVIEWED, RECORDS) == (text, 0), text
+
+
+@pytest.mark.parametrize(
+    ("text", "proof", "prose"),
+    [
+        (
+            "\\emph{Note. This was verified in Coq.}",
+            f"\\emph{{Note. {NOTE}}}",
+            "\\emph{Note. }",
+        ),
+        (
+            "It holds \\footnote{See the appendix. The bound was verified in Coq.} for all $n$.",
+            f"It holds \\footnote{{See the appendix. {NOTE}}} for all $n$.",
+            "It holds \\footnote{See the appendix. } for all $n$.",
+        ),
+        (
+            "\\textbf{Remark.} The bound was verified in Coq.",
+            f"\\textbf{{Remark.}} {NOTE}",
+            "\\textbf{Remark.}",
+        ),
+        ("It holds.\\footnote{This was verified in Coq.}", f"It holds.{NOTE}", "It holds."),
+        (
+            "% verified in Coq\nThe bound holds.",
+            f"% {NOTE}\nThe bound holds.",
+            "The bound holds.",
+        ),
+        ("The proof (cf. Lemma L2) was verified in Coq. Done.", f"{NOTE} Done.", "Done."),
+    ],
+)
+def test_a_claim_inside_a_group_or_comment_goes_alone(text: str, proof: str, prose: str) -> None:
+    reviewed = Records({"L2": REVIEWED, "L4": FORMAL}, REVIEWED)
+    assert check_proof(text, REVIEWED, reviewed) == (proof, 1)
+    assert check_prose_text(text, reviewed) == (prose, 1)
+
+
+def test_a_claim_that_cannot_be_cut_out_stays_with_a_visible_note_and_is_counted() -> None:
+    text = "Thus $x \\le 1$ and $y, verified in Coq. Next."  # an odd $: no part can go alone
+    new, n = check_proof(text, REVIEWED, RECORDS)
+    assert n == 1
+    assert new.startswith("Thus $x \\le 1$ and $y, verified in Coq. [the claim of machine verification before")
+    assert "not backed by the records: recorded level reviewed]" in new and new.endswith(" Next.")
+
+
+def test_build_doc_checks_the_lemma_statements_too() -> None:
+    state = wh.theory()
+    node = state.lemma_dag["L2"]
+    node.statement += " (verified in Coq)."
+    node.informal = "The pulls are bounded. This was machine-checked."
+    doc = build_doc(state, plan_citations(wh.bibliography()), None, dict(wh.GOOD_PROSE))
+    lem = next(lem for lem in doc.lemmas if lem.id == "L2")
+    assert "Coq" not in lem.statement and NOTE in lem.statement
+    assert lem.informal == f"The pulls are bounded. {NOTE}"
+    assert removed_count(doc.notes) == 2
+    assert any("in the statement of Lemma L2" in n for n in doc.notes)
