@@ -16,6 +16,7 @@ a stream is classified by its error type as the status that type stands for.
 from __future__ import annotations
 
 import inspect
+import json
 import sys
 from types import ModuleType
 from typing import Any
@@ -146,9 +147,21 @@ class AnthropicBackend(BaseLLMClient):
                 if seen.stopped:
                     return await stream.get_final_message()
         except sdk_httpx().TransportError as exc:  # mid-stream the SDK lets httpx's errors through
+            billed = seen.billed(request, meter)
             if isinstance(exc, sdk_httpx().TimeoutException):
-                raise LLMRetryableError("the Anthropic API timed out while streaming", reason="timeout") from None
-            raise stream_cut("the Anthropic API", type(exc).__name__, seen.billed(request, meter)) from None
+                raise LLMRetryableError(
+                    "the Anthropic API timed out while streaming", reason="timeout", usage=billed
+                ) from None
+            raise stream_cut("the Anthropic API", type(exc).__name__, billed) from None
+        except json.JSONDecodeError:  # a torn event: the SDK cannot read it, the reply is broken
+            raise stream_cut("the Anthropic API", "an event that is not JSON", seen.billed(request, meter)) from None
+        except anthropic.APIStatusError as exc:
+            if seen.start_usage is None:
+                raise  # refused before the stream began: nothing was billed
+            err = self.map_error(exc)  # an `event: error` mid-stream; the tokens so far may be billed
+            if isinstance(err, LLMRetryableError):
+                err.usage = err.usage or seen.billed(request, meter)
+            raise err from None
         finally:
             meter.finish()
         raise stream_cut("the Anthropic API", "no message_stop", seen.billed(request, meter))

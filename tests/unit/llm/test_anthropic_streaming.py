@@ -196,3 +196,48 @@ async def test_a_transport_error_mid_stream_is_a_stream_cut(tmp_path: Path) -> N
         await backend.complete(ask())
     assert info.value.reason == "stream_cut" and "ReadError" in info.value.message
     assert info.value.usage.input_tokens == 150  # type: ignore[attr-defined]
+
+
+class _Broken(hx.AsyncByteStream):
+    """Sends `first`, then the connection fails with `exc`."""
+
+    def __init__(self, first: bytes, exc: Exception) -> None:
+        self.first, self.exc = first, exc
+
+    async def __aiter__(self) -> Any:
+        yield self.first
+        raise self.exc
+
+
+def _backend(body: bytes | Any) -> AnthropicBackend:
+    def handler(request: Any) -> Any:
+        kind = {"content": body} if isinstance(body, bytes) else {"stream": body}
+        return hx.Response(200, headers={"content-type": "text/event-stream"}, **kind)
+
+    client = anthropic.DefaultAsyncHttpxClient(transport=hx.MockTransport(handler))
+    return AnthropicBackend(Settings(anthropic_api_key=KEY, llm_stream="true"), http_client=client)
+
+
+HALF = sse(start(), *text_events(["x" * 400] * 5)[:-1])  # five deltas, no block or message end
+TEAR_DOWN = [
+    pytest.param(_Broken(HALF, hx.ReadTimeout("read timed out")), "timeout", id="timeout"),
+    pytest.param(
+        HALF + b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+        "overloaded",
+        id="error-event",
+    ),
+    pytest.param(
+        HALF + b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"te\n\n',
+        "stream_cut",
+        id="torn-json",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "reason"), TEAR_DOWN)
+async def test_a_stream_broken_after_message_start_is_retryable_and_billed(body: Any, reason: str) -> None:
+    with pytest.raises(LLMRetryableError) as caught:
+        await _backend(body).complete(ask())
+    err = caught.value
+    assert err.reason == reason
+    assert err.usage is not None and (err.usage.input_tokens, err.usage.output_tokens) == (150, 500)
