@@ -14,6 +14,7 @@ before its end is a retryable failure with reason `stream_cut`, retried by the s
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +25,7 @@ from eurekaclaw.errors import LLMRetryableError
 from eurekaclaw.llm.types import Usage
 
 TokenSink = Callable[[int], None]
+log = logging.getLogger(__name__)
 
 # Tokens are counted from text when the backend does not know them exactly; ~4 characters make
 # a token in English and LaTeX alike, close enough for a progress display.
@@ -91,8 +93,13 @@ class TokenMeter:
 
     def _report(self, now: float) -> None:
         self._last = now
-        if self.sink is not None:
+        if self.sink is None:
+            return
+        try:
             self.sink(self.tokens)
+        except Exception as exc:  # a display that broke must not cost the reply: stop showing this call
+            log.warning("the token display failed (%s); this call's progress is no longer shown", exc)
+            self.sink = None
 
 
 def stream_cut(where: str, detail: str, billed: Usage | None = None) -> LLMRetryableError:

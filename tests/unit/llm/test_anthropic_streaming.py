@@ -241,3 +241,15 @@ async def test_a_stream_broken_after_message_start_is_retryable_and_billed(body:
     err = caught.value
     assert err.reason == reason
     assert err.usage is not None and (err.usage.input_tokens, err.usage.output_tokens) == (150, 500)
+
+
+async def test_a_token_display_that_raises_does_not_hide_the_reply_or_its_cut() -> None:
+    def broken(tokens: int) -> None:
+        raise RuntimeError("display broke")
+
+    with watching(broken):
+        response = await _backend(sse(start(), *text_events(["a", "b"]), *end())).complete(ask())
+        assert response.text == "ab"
+        with pytest.raises(LLMRetryableError) as caught:
+            await _backend(_Broken(sse(start()), hx.RemoteProtocolError("peer closed"))).complete(ask())
+    assert caught.value.reason == "stream_cut"

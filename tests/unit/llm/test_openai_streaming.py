@@ -351,3 +351,15 @@ async def test_a_finished_reply_whose_connection_drops_before_done_is_accepted()
     assert response.text == "done" and response.usage.output_tokens == 2
     cut = _Broken(_events(_delta(content="do")), httpx.RemoteProtocolError("peer closed"))
     assert (await _failure(_mock(cut))).reason == "stream_cut"
+
+
+async def test_a_token_display_that_raises_does_not_cost_the_reply() -> None:
+    calls: list[int] = []
+
+    def broken(tokens: int) -> None:
+        calls.append(tokens)
+        raise RuntimeError("display broke")
+
+    with watching(broken):
+        response = await _mock(_events(_delta(content="hi"), _delta(content=" there"), STOP, b"[DONE]")).complete(ask())
+    assert response.text == "hi there" and len(calls) == 1  # dropped after its first failure
