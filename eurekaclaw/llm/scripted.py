@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from eurekaclaw.errors import BadInputError, LLMFatalError
+from eurekaclaw.errors import BadInputError, LLMFatalError, LLMRetryableError
 from eurekaclaw.llm.client import BaseLLMClient
 from eurekaclaw.llm.streaming import TokenMeter, stream_cut, wants_stream
 from eurekaclaw.llm.types import LLMRequest, LLMResponse, ModelTier, ToolUseBlock, Usage
@@ -174,13 +174,23 @@ class ScriptedBackend(BaseLLMClient):
                 await asyncio.sleep(0)
             response = to_response(reply, request)
             if self.stream is True or (self.stream == "auto" and wants_stream("auto")):
-                cut = matched.cut_stream_after if matched else None
-                if matched:
-                    matched.cut_stream_after = None  # the retry gets the whole reply
-                await self._stream(response, request, cut)
+                await self._stream_reply(response, request, matched)
             return response
         finally:
             self.in_flight -= 1
+
+    async def _stream_reply(self, response: LLMResponse, request: LLMRequest, matched: Rule | None) -> None:
+        """Stream the reply, cut where the rule says, once: the retry gets this same reply whole."""
+        cut = matched.cut_stream_after if matched else None
+        if matched is None or cut is None:
+            await self._stream(response, request, None)
+            return
+        matched.cut_stream_after = None
+        try:
+            await self._stream(response, request, cut)
+        except LLMRetryableError:
+            matched.used -= 1  # the cut reply never arrived, so it is still the rule's next one
+            raise
 
     async def _stream(self, response: LLMResponse, request: LLMRequest, cut_after: int | None) -> None:
         """Deliver the reply's text (or its JSON) in chunks, as a streaming server would."""
