@@ -24,7 +24,10 @@ _ASSISTANT = (
     rf"{_ARTICLE}proof\s+assistant|{_ARTICLE}(?:proof|{_NAME})(?:'s)?\s+kernel)"
 )
 _SMT = r"(?-i:SMT)[\s-](?:solvers?|checks?|checking|quer(?:y|ies)|encodings?|backends?|calls?)"
-_SOLVER = rf"(?:{_ARTICLE}(?:{_SMT}|{_WRAP}(?:Z3|cvc5|CVC5)(?:\}})?(?:\s+solver)?))"
+# a bare "SMT" claims nothing unless it ends the phrase ("verified by SMT."): "the SMT inequality"
+_SOLVER = (
+    rf"(?:{_ARTICLE}(?:{_SMT}|(?-i:SMT)(?=\s*[.,;:)])|(?:solver\s+)?{_WRAP}(?:Z3|cvc5|CVC5)(?:\}})?(?:\s+solver)?))"
+)
 _SUBJECT_VERB = r"(?:\s+(?:has|have|had))?\s+(?:fully\s+|also\s+)?" + _VERB
 _BY = r"\(?(?:in|by|with|using|through|via)\s+"
 _PROVER = r"(?:an?\s+|the\s+)?(?:automated\s+(?:theorem\s+)?(?:checker|prover|tool)|theorem\s+prover)"
@@ -64,7 +67,7 @@ PATTERNS: dict[str, re.Pattern[str]] = {
     "numeric": _any(
         r"\bnumerically\s+(?:verified|checked|confirmed|validated|tested)",
         r"\b(?:verified|checked|confirmed|validated)\s+numerically\b",
-        r"\bnumerical(?:ly)?\s+(?:checks?|tests?|verification|falsification)\s+"
+        r"\bnumerical(?:ly)?\s+(?:checks?|tests?|experiments?|verification|falsification)\s+"
         r"(?:confirms?|confirmed|verif(?:y|ies|ied)|show(?:s|ed)?|passed)\b",
     ),
 }

@@ -187,11 +187,18 @@ def test_results_named_past_a_contrast_are_not_the_claims_subject() -> None:
         "A full Lean formalization is provided.",
         "The inequality holds by an SMT check.",
         "Whether $n$ is odd or even, the bound was verified in Coq.",
+        "The bound is verified by SMT.",
+        "Lemma L2 was checked by the solver Z3.",
     ],
 )
 def test_claims_in_other_words_are_caught(text: str) -> None:
     new, n = check_proof(text, REVIEWED, RECORDS)
     assert (new, n) == (NOTE, 1), text
+
+
+def test_numerical_experiments_confirming_a_lemma_need_its_falsifier_check() -> None:
+    assert check_proof("Numerical experiments confirm Lemma L1.", REVIEWED, RECORDS)[1] == 1  # cited
+    assert check_proof("Numerical experiments confirm Lemma L2.", CITED, RECORDS)[1] == 0  # falsifier passed
 
 
 @pytest.mark.parametrize(
