@@ -95,6 +95,15 @@ class ReviewStore:
         self.dir.mkdir(parents=True, exist_ok=True)
         append_jsonl(self.dir / HISTORY, {"ts": utcnow().isoformat(), "kind": kind, **data})
 
+    def record(self, kind: str, **data: Any) -> str:
+        """append, for an action that already happened: a history that cannot be written must not
+        turn it into a traceback, so the one-line warning is returned instead ("" when written)."""
+        try:
+            self.append(kind, **data)
+        except OSError as exc:
+            return f"warning: this {kind} is not recorded in {REVIEW_DIR}/{HISTORY} ({exc.strerror or exc})"
+        return ""
+
     def history(self) -> list[dict[str, Any]]:
         path = self.dir / HISTORY
         return read_jsonl(path) if path.exists() else []

@@ -32,7 +32,7 @@ from eurekaclaw.orchestrator.rerun import RerunFailed, rerun_stages
 from eurekaclaw.orchestrator.session_setup import build_tools
 from eurekaclaw.review.agent import STAGE as REVIEW_STAGE
 from eurekaclaw.review.facts import PaperFacts
-from eurekaclaw.review.history import REVIEW_DIR, PaperVersion, ReviewStore, version_files
+from eurekaclaw.review.history import REVIEW_DIR, VERSIONS, PaperVersion, ReviewStore, version_files
 from eurekaclaw.review.revise import RevisionOutcome, diff_summary
 from eurekaclaw.review.scope import RevisionScope
 from eurekaclaw.store.session import SessionDir, Workspace
@@ -196,17 +196,20 @@ async def restage_revision(
             scope=scope.model_dump(mode="json"),
             error=exc.message,
         )
-        store.append("revision", model=review_ctx.llm.identity(), **failed.as_json())
-        facts.session.event("review_revision", ok=False, version=None, error=exc.message)
+        store.record("revision", model=review_ctx.llm.identity(), **failed.as_json())
+        with contextlib.suppress(OSError):  # the error being raised is the one to show
+            facts.session.event("review_revision", ok=False, version=None, error=exc.message)
         raise
-    store.append("revision", model=review_ctx.llm.identity(), **outcome.as_json())
-    facts.session.event(
-        "review_revision",
-        ok=outcome.ok,
-        version=outcome.version,
-        error=outcome.error,
-        reran=[r["stage"] for r in outcome.reran],
-    )
+    if warning := store.record("revision", model=review_ctx.llm.identity(), **outcome.as_json()):
+        outcome.notes.append(warning)
+    with contextlib.suppress(OSError):  # an events line lost must not undo a committed revision
+        facts.session.event(
+            "review_revision",
+            ok=outcome.ok,
+            version=outcome.version,
+            error=outcome.error,
+            reran=[r["stage"] for r in outcome.reran],
+        )
     return outcome
 
 
@@ -252,6 +255,8 @@ async def restage_paper(
             raise RerunFailed(f"the revised paper did not compile ({why}); see latex_v{number}/paper.log")
         _label_report(bus, number, facts.version.version)
         _commit(facts, work, bus, paper, outcome, store, number, after)
+    except CommitBroken as exc:
+        outcome.error = str(exc)
     except (RerunFailed, StageFailedError) as exc:
         outcome.error = f"{exc.message}; nothing was changed, version {facts.version.version} stays current"
     except OSError as exc:  # the work copy or the commit could not be written (disk full, permissions)
@@ -282,16 +287,42 @@ def _commit(
         for key, name in names.items()
         if (work.path / name).is_file() and (key != "pdf_file" or paper.compiled)
     }
-    _archive(session, facts.version.version)  # first: an error here leaves the session unchanged
-    for key, target in written.items():
-        _replace(work.path / names[key], session / target)
-    for name in RECORDS:
-        if (work.path / name).is_file():
-            _replace(work.path / name, session / name)
-    meta = facts.session.load_meta()
-    if meta is not None:
-        meta.theory_status = after.status
-        facts.session.save_meta(meta)
+    swap, notes = FileSwap(), list(outcome.notes)
+    try:
+        _archive(session, facts.version.version, swap)
+        for key, target in written.items():
+            swap.stage(work.path / names[key], session / target)
+        for name in RECORDS:
+            if (work.path / name).is_file():
+                swap.stage(work.path / name, session / name)
+        swap.apply()
+        meta = facts.session.load_meta()
+        if meta is not None:
+            swap.keep(facts.session.file(SessionDir.META))
+            meta.theory_status = after.status
+            facts.session.save_meta(meta)
+        swap.keep(store.dir / VERSIONS)
+        store.add_version(_new_version(facts, bus, paper, outcome, number, after, written))
+    except BaseException as exc:
+        left = swap.rollback()
+        outcome.notes, outcome.changes, outcome.levels = notes, [], {}  # nothing of version <number> stands
+        if left and isinstance(exc, OSError):
+            raise CommitBroken(exc, left) from exc
+        raise
+    swap.finish()
+    outcome.ok, outcome.version, outcome.compiled, outcome.files = True, number, paper.compiled, written
+
+
+def _new_version(
+    facts: PaperFacts,
+    bus: KnowledgeBus,
+    paper: PaperOutput,
+    outcome: RevisionOutcome,
+    number: int,
+    after: TheoryState,
+    written: dict[str, str],
+) -> PaperVersion:
+    """versions.json's entry for version <number>; the outcome gets its changes and notes."""
     cached = bus.get(PROSE_CACHE_KEY)
     prose = {str(k): str(v or "") for k, v in (cached.get("prose") or {}).items()} if isinstance(cached, dict) else {}
     outcome.levels = level_view(after)
@@ -304,24 +335,21 @@ def _commit(
             f"evaluation of version {number}: total {score:.3f} ({REPORT_FILE}; version "
             f"{facts.version.version}'s report is kept in {REVIEW_DIR}/v{facts.version.version}/)"
         )
-    store.add_version(
-        PaperVersion(
-            version=number,
-            tex_file=written.get("tex_file"),
-            md_file=written.get("md_file"),
-            bib_file=written.get("bib_file"),
-            pdf_file=written.get("pdf_file"),
-            compiled=paper.compiled,
-            feedback=outcome.feedback,
-            prose=prose,
-            changes=outcome.changes,
-            notes=outcome.notes,
-            reran=[r["stage"] for r in outcome.reran],
-            levels=outcome.levels,
-            eval_total=score,
-        )
+    return PaperVersion(
+        version=number,
+        tex_file=written.get("tex_file"),
+        md_file=written.get("md_file"),
+        bib_file=written.get("bib_file"),
+        pdf_file=written.get("pdf_file"),
+        compiled=paper.compiled,
+        feedback=outcome.feedback,
+        prose=prose,
+        changes=outcome.changes,
+        notes=outcome.notes,
+        reran=[r["stage"] for r in outcome.reran],
+        levels=outcome.levels,
+        eval_total=score,
     )
-    outcome.ok, outcome.version, outcome.compiled, outcome.files = True, number, paper.compiled, written
 
 
 def _label_report(bus: KnowledgeBus, number: int, base: int) -> None:
@@ -335,18 +363,83 @@ def _label_report(bus: KnowledgeBus, number: int, base: int) -> None:
     bus.put("eval_report", report)
 
 
-def _replace(source: Path, target: Path) -> None:
-    """Copy then rename in the target's folder, so a reader never sees half a file."""
-    tmp = target.with_name(f".{target.name}.tmp")
-    shutil.copy2(source, tmp)
-    os.replace(tmp, target)
+class CommitBroken(OSError):
+    """A commit failed and some files could not be put back: the error must not say "unchanged"."""
+
+    def __init__(self, cause: OSError, left: list[str]) -> None:
+        super().__init__(
+            f"the revision could not write {getattr(cause, 'filename', None) or 'its files'}: "
+            f"{cause.strerror or cause}, and could not restore {', '.join(left)} (the earlier content "
+            "of each is beside it as .<name>.old)"
+        )
 
 
-def _archive(session: Path, base_version: int) -> None:
+class FileSwap:
+    """Changes files in the session folder all or nothing. New content is copied beside its
+    target first; each file changed keeps its old content (a hard link, else a copy) until the
+    whole commit succeeded, so an error at any point puts every file back and removes new ones."""
+
+    def __init__(self) -> None:
+        self.staged: list[tuple[Path, Path]] = []
+        self.kept: dict[Path, Path | None] = {}  # target -> its old content; None: it did not exist
+
+    def stage(self, source: Path, target: Path) -> None:
+        tmp = target.with_name(f".{target.name}.new")
+        self.staged.append((tmp, target))  # listed first, so a half-copied file is removed too
+        shutil.copy2(source, tmp)
+
+    def keep(self, target: Path) -> None:
+        """Hold target's current content; call before anything changes or creates it."""
+        if target in self.kept:
+            return
+        if not target.exists():
+            self.kept[target] = None
+            return
+        backup = target.with_name(f".{target.name}.old")
+        with contextlib.suppress(FileNotFoundError):
+            backup.unlink()
+        try:
+            os.link(target, backup)
+        except OSError:  # no hard links here: a copy (needs space, but the commit did not start yet)
+            shutil.copy2(target, backup)
+        self.kept[target] = backup
+
+    def apply(self) -> None:
+        for tmp, target in self.staged:
+            self.keep(target)
+            os.replace(tmp, target)  # a reader never sees half a file
+
+    def rollback(self) -> list[str]:
+        """Undo everything; the names that could not be put back."""
+        for tmp, _ in self.staged:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+        left = []
+        for target, backup in reversed(self.kept.items()):
+            try:
+                if backup is None:
+                    target.unlink(missing_ok=True)
+                elif target.exists() and os.path.samefile(backup, target):
+                    backup.unlink()  # never replaced (renaming a hard link onto itself does nothing)
+                else:
+                    os.replace(backup, target)
+            except OSError:
+                left.append(target.name)
+        return left
+
+    def finish(self) -> None:
+        for backup in self.kept.values():
+            if backup is not None:
+                with contextlib.suppress(OSError):
+                    backup.unlink()
+
+
+def _archive(session: Path, base_version: int, swap: FileSwap) -> None:
     """The records version <base> was written from, kept under review/v<base>/ (once)."""
     folder = session / REVIEW_DIR / f"v{base_version}"
     folder.mkdir(parents=True, exist_ok=True)
     for name in RECORDS:
         source, target = session / name, folder / name
         if source.is_file() and not target.exists():
+            swap.keep(target)  # made by this commit: removed again if it fails
             shutil.copy2(source, target)

@@ -251,13 +251,16 @@ async def revise_paper(
     outcome.changes = diff_summary(facts.doc.prose, prose)
     if not outcome.changes:
         outcome.error = "the revision changed none of the paper's prose"
-        store.append("revision", **outcome.as_json())
+        if warning := store.record("revision", **outcome.as_json()):
+            outcome.notes.append(warning)
         return outcome
     await _build_version(agent, facts, prose, outcome, store)
     if outcome.ok:
         await _rescore(agent, facts, outcome, store)
-    store.append("revision", model=agent.identity(), **outcome.as_json())
-    facts.session.event("review_revision", ok=outcome.ok, version=outcome.version, error=outcome.error)
+    if warning := store.record("revision", model=agent.identity(), **outcome.as_json()):
+        outcome.notes.append(warning)
+    with contextlib.suppress(OSError):  # an events line lost must not turn the outcome into a traceback
+        facts.session.event("review_revision", ok=outcome.ok, version=outcome.version, error=outcome.error)
     return outcome
 
 
@@ -293,16 +296,6 @@ async def _build_version(
             return
         compiled = True
     notes = list(dict.fromkeys(notes + doc.notes + info.notes))
-    written = []
-    try:
-        for key, text in (("tex_file", tex), ("bib_file", bib), ("md_file", render_markdown(doc, notes))):
-            atomic_write_text(session_dir / files[key], text)
-            written.append(session_dir / files[key])
-    except OSError:
-        for path in [*written, session_dir / files["pdf_file"]]:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-        raise
     version = PaperVersion(
         version=number,
         tex_file=files["tex_file"],
@@ -316,7 +309,21 @@ async def _build_version(
         model_summary=outcome.model_summary,
         notes=notes,
     )
-    store.add_version(version)
+    try:
+        for key, text in (("tex_file", tex), ("bib_file", bib), ("md_file", render_markdown(doc, notes))):
+            atomic_write_text(session_dir / files[key], text)
+        store.add_version(version)  # atomic: when it fails, versions.json is as it was
+    except OSError as exc:
+        for name in files.values():  # every paper_v<n>.* and references_v<n>.bib this attempt made
+            with contextlib.suppress(OSError):
+                (session_dir / name).unlink(missing_ok=True)
+        shutil.rmtree(build_dir, ignore_errors=True)  # it compiled: the build holds nothing to inspect
+        outcome.error = (
+            f"the revision could not write {getattr(exc, 'filename', None) or 'its files'}: "
+            f"{exc.strerror or exc}; nothing was written, version {facts.version.version} stays current"
+        )
+        outcome.notes = notes
+        return
     outcome.ok, outcome.version, outcome.compiled, outcome.notes = True, number, compiled, notes
     outcome.files = {k: v for k, v in files.items() if k != "pdf_file" or compiled}
 
@@ -353,4 +360,9 @@ async def _rescore(agent: BaseAgent, facts: PaperFacts, outcome: RevisionOutcome
     if version is not None:
         version.eval_total = report.total
         version.notes = list(outcome.notes)
-        store.add_version(version)
+        try:
+            store.add_version(version)
+        except OSError as exc:  # the version stands and the report names it; only its listed total is missing
+            outcome.notes.append(
+                f"warning: {REVIEW_DIR}/versions.json does not list this version's total ({exc.strerror or exc})"
+            )
