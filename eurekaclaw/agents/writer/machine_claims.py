@@ -121,6 +121,7 @@ def _mentions(sentence: str, records: Records) -> list[tuple[int, str]]:
 # after the last claim, results named past one of these are not what it speaks about
 # ("Lemma L3 was checked by Z3, while Lemma L2 rests on review")
 _CONTRAST = re.compile(r"\b(?:while|whereas|but|except|although|though|however|unlike|only)\b", re.IGNORECASE)
+_CLAUSE = re.compile(rf";|{_CONTRAST.pattern}", re.IGNORECASE)  # a claim's subjects are named in its clause
 
 
 def _subjects(sentence: str, records: Records) -> Iterator[tuple[str, list[str]]]:
@@ -131,7 +132,10 @@ def _subjects(sentence: str, records: Records) -> Iterator[tuple[str, list[str]]
     claims = claims_in(sentence)
     prev = -1
     for i, (pos, kind) in enumerate(claims):
-        about = [lid for p, lid in named if prev < p <= pos]
+        start = prev
+        for m in _CLAUSE.finditer(sentence, max(prev, 0), pos):
+            start = m.end()  # "L2 was reviewed only; L3 was proved by Z3": the claim is about L3
+        about = [lid for p, lid in named if start < p <= pos]
         if i == len(claims) - 1:
             tail = sentence[pos:]
             stop = _CONTRAST.search(tail)

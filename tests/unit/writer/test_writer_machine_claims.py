@@ -166,6 +166,13 @@ def test_results_named_past_a_contrast_are_not_the_claims_subject() -> None:
     assert check_proof(honest, REVIEWED, both_formal) == (honest, 0)
 
 
+def test_results_named_in_an_earlier_clause_are_not_the_claims_subject() -> None:
+    text = "The constant comes from Lemma L2, which was checked by a model review; Lemma L3 was proved by Z3."
+    assert check_proof(text, REVIEWED, RECORDS) == (text, 0)
+    wrong = "The constant comes from Lemma L3; Lemma L2 was proved by Z3."
+    assert check_proof(wrong, REVIEWED, RECORDS)[1] == 1
+
+
 @pytest.mark.parametrize(
     "text",
     [
