@@ -100,11 +100,14 @@ class LLMRetryableError(LLMError):
 
 
 class LLMFatalError(LLMError):
-    """A request the provider will never accept (400 invalid request, unknown model)."""
+    """A request the provider will never accept (400 invalid request, unknown model). `usage`:
+    what the attempt may have cost when the refusal came inside a stream that had already sent
+    tokens (a moderation stop), so the ledger books it."""
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
+    def __init__(self, message: str, *, status: int | None = None, usage: object | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.usage = usage
 
 
 class LLMAuthError(LLMFatalError):

@@ -159,7 +159,7 @@ class AnthropicBackend(BaseLLMClient):
             if seen.start_usage is None:
                 raise  # refused before the stream began: nothing was billed
             err = self.map_error(exc)  # an `event: error` mid-stream; the tokens so far may be billed
-            if isinstance(err, LLMRetryableError):
+            if isinstance(err, LLMRetryableError | LLMFatalError):
                 err.usage = err.usage or seen.billed(request, meter)
             raise err from None
         finally:

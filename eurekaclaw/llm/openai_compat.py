@@ -230,7 +230,7 @@ class OpenAICompatBackend(BaseLLMClient):
         if got.error is not None:
             try:  # an error event inside the stream is classified like an error in a 200 body
                 return self._checked_data(data, {})
-            except LLMRetryableError as err:
+            except (LLMRetryableError, LLMFatalError) as err:
                 err.usage = err.usage or self._cut_billing(request, got, meter)
                 raise
         if not got.choice_seen and got.done and not got.torn:

@@ -188,8 +188,18 @@ class SessionLLM:
                 else:
                     log.warning("%s", notice)
             except LLMError as exc:
-                self.ledger.record_failed_attempt(request, None, model, backend, reason="fatal")
-                self._log(request, None, f"{type(exc).__name__}: {exc.message}", attempt=attempt, retry_reason="fatal")
+                # a refusal inside a stream may come after billed tokens: book them too
+                usage = getattr(exc, "usage", None)
+                billed = usage if isinstance(usage, Usage) else None
+                self.ledger.record_failed_attempt(request, billed, model, backend, reason="fatal")
+                self._log(
+                    request,
+                    None,
+                    f"{type(exc).__name__}: {exc.message}",
+                    attempt=attempt,
+                    retry_reason="fatal",
+                    billed=billed,
+                )
                 raise
             else:
                 self.ledger.record(request, response.usage, model, backend)

@@ -13,7 +13,7 @@ import pytest
 from pydantic import BaseModel
 
 from eurekaclaw.config import Settings
-from eurekaclaw.errors import LLMRetryableError
+from eurekaclaw.errors import LLMFatalError, LLMRetryableError
 from eurekaclaw.llm.anthropic_backend import AnthropicBackend, sdk_httpx
 from eurekaclaw.llm.ledger import UsageLedger
 from eurekaclaw.llm.session_client import SessionLLM
@@ -241,6 +241,14 @@ async def test_a_stream_broken_after_message_start_is_retryable_and_billed(body:
     err = caught.value
     assert err.reason == reason
     assert err.usage is not None and (err.usage.input_tokens, err.usage.output_tokens) == (150, 500)
+
+
+async def test_a_refusal_event_after_message_start_is_fatal_and_billed() -> None:
+    refusal = b'event: error\ndata: {"type":"error","error":{"type":"invalid_request_error","message":"refused"}}\n\n'
+    with pytest.raises(LLMFatalError) as caught:
+        await _backend(HALF + refusal).complete(ask())
+    usage = caught.value.usage
+    assert usage is not None and (usage.input_tokens, usage.output_tokens) == (150, 500)
 
 
 async def test_a_token_display_that_raises_does_not_hide_the_reply_or_its_cut() -> None:

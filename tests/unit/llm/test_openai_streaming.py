@@ -331,6 +331,22 @@ async def test_auto_mode_does_not_fall_back_on_an_error_inside_a_stream() -> Non
     assert seen == [True] and backend._stream_refused is False
 
 
+async def test_a_refusal_inside_a_stream_books_the_tokens_already_sent(tmp_path: Path) -> None:
+    body = _events(*[_delta(content="x" * 40)] * 10, {"error": {"code": 400, "message": "moderation"}}, b"[DONE]")
+    with pytest.raises(LLMFatalError) as caught:
+        await _mock(body).complete(ask())
+    assert caught.value.usage is not None and caught.value.usage.output_tokens >= 10
+    llm = SessionLLM(
+        _mock(body), UsageLedger(tmp_path / "usage.json"), tmp_path / "llm_log.jsonl", max_retries=3, sleep=Sleeps()
+    )
+    with pytest.raises(LLMFatalError):
+        await llm.complete(ask())
+    usage = usage_json(tmp_path)
+    assert usage["failed_attempts"] == 1 and usage["retries_by_reason"] == {"fatal": 1}
+    assert usage["total"]["output_tokens"] >= 10  # the streamed tokens are booked, not dropped
+    assert read_jsonl(tmp_path / "llm_log.jsonl")[0]["billed_usage"]["output_tokens"] >= 10
+
+
 async def test_tool_calls_without_index_open_a_slot_per_id_and_object_arguments_are_kept() -> None:
     def call(i: str, name: str, arguments: Any, **extra: Any) -> dict[str, Any]:
         return _delta(
