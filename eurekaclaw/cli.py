@@ -12,6 +12,7 @@ import typer
 from eurekaclaw.cli_common import (
     BudgetOpt,
     BudgetTokensOpt,
+    GateOpt,
     JsonOpt,
     LLMOpt,
     OneLineErrors,
@@ -183,20 +184,28 @@ def resume(
     budget_tokens: BudgetTokensOpt = None,
     llm: LLMOpt = None,
     review_llm: ReviewLLMOpt = None,
+    gate: GateOpt = None,
     json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Continue a paused, interrupted or partial session from its last checkpoint."""
+    """Continue a paused, interrupted or partial session from its last checkpoint.
+
+    The session keeps the gate it started with unless --gate names another (e.g. --gate auto to
+    let a run started under a human gate go on unattended).
+    """
     import asyncio
 
+    from eurekaclaw.config import known_gate_mode
     from eurekaclaw.orchestrator.inputs import check_budget
     from eurekaclaw.store.session import Workspace
 
     budget_usd = check_budget(budget_usd)
-    settings = cli_settings(budget_tokens=budget_tokens)
+    settings = cli_settings(gate, budget_tokens=budget_tokens)
     session = Workspace(settings.eurekaclaw_dir).resolve(session_id)
     orchestrator = _start_orchestrator(settings, llm, json_out, review_llm)
-    result = asyncio.run(orchestrator.resume(session, budget_usd=budget_usd))
+    result = asyncio.run(
+        orchestrator.resume(session, budget_usd=budget_usd, gate_mode=known_gate_mode(gate) if gate else None)
+    )
     finish_run(result, json_out)
 
 

@@ -81,13 +81,22 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
 def eval_session(
     session_id: Annotated[str, typer.Argument(help="Session id or a unique prefix (≥ 6 characters).")],
     llm: LLMOpt = None,
+    refresh: Annotated[
+        bool,
+        typer.Option(
+            "--refresh", help="Judge novelty again with a model call instead of reusing the stored judgement."
+        ),
+    ] = False,
     json_out: JsonOpt = False,
     verbose: VerboseOpt = False,
 ) -> None:
-    """Score a session on five weighted dimensions (Scientist-Bench) and write eval_report.json."""
+    """Score a session on five weighted dimensions (Scientist-Bench) and write eval_report.json.
+
+    A novelty judgement stored by an earlier evaluation is reused (no model call) unless --refresh.
+    """
     from eurekaclaw.orchestrator.evaluation import evaluate
 
-    report, table = evaluate(cli_settings(), session_id, llm)
+    report, table = evaluate(cli_settings(), session_id, llm, refresh=refresh)
     from eurekaclaw.console import out
 
     if json_out:

@@ -99,6 +99,9 @@ def _read_secret(name: str, *, from_stdin: bool, interactive: bool, optional: bo
 def collect(
     backend: str | None, *, base_url: str | None, model: str | None, api_key_stdin: bool, interactive: bool
 ) -> Choice:
+    # a command given every value as a flag asks nothing: an optional key is then taken from the
+    # environment or left out (a local server needs none), so scripts and CI never wait
+    flags_only = backend is not None and base_url is not None and model is not None
     if backend is None:
         if not interactive:
             raise BadInputError("choose a backend: --backend anthropic | openai_compat | local")
@@ -130,7 +133,9 @@ def collect(
         if model is None:
             raise BadInputError("--model is needed for an OpenAI-compatible server")
         choice.values["OPENAI_COMPAT_MODEL"] = _clean_value("model", model)
-        key = _read_secret("OPENAI_COMPAT_API_KEY", from_stdin=api_key_stdin, interactive=interactive, optional=True)
+        key = _read_secret(
+            "OPENAI_COMPAT_API_KEY", from_stdin=api_key_stdin, interactive=interactive and not flags_only, optional=True
+        )
         if key:
             choice.values["OPENAI_COMPAT_API_KEY"] = key
     else:

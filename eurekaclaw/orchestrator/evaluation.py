@@ -31,11 +31,11 @@ def _judge_llm(
     return SessionLLM(backend, ledger, session.file(SessionDir.LLM_LOG), outer_retries=settings.llm_outer_retries)
 
 
-def evaluate(settings: Settings, session_id: str, llm_override: str | None) -> tuple[Any, Any]:
+def evaluate(settings: Settings, session_id: str, llm_override: str | None, *, refresh: bool = True) -> tuple[Any, Any]:
     workspace = Workspace(settings.eurekaclaw_dir)
     session = workspace.resolve(session_id)
     from eurekaclaw.agents.evaluate import evaluate_session, render_eval_table
 
     llm = _judge_llm(settings, workspace, session, llm_override)
-    report = asyncio.run(evaluate_session(session.path, settings, llm))
+    report = asyncio.run(evaluate_session(session.path, settings, llm, refresh=refresh))
     return report, render_eval_table(report)

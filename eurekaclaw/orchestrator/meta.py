@@ -141,6 +141,7 @@ class MetaOrchestrator:
     async def run(self, spec: InputSpec) -> ResearchOutput:
         backend, backend_name = self.prepare_backend()
         self.check_budget(self._budget(spec))
+        self._check_gate_can_ask(spec.gate_mode or self.settings.gate_mode)
         plugins = self._plugins if self._plugins is not None else discover_plugins()
         domain = route_domain(" ".join([spec.statement, *spec.paper_ids]), spec.domain, plugins)
         session = self.workspace.new_session()
@@ -175,12 +176,17 @@ class MetaOrchestrator:
                 raise
             raise _with_session(exc, session) from None
 
-    async def resume(self, session: SessionDir, *, budget_usd: float | None = None) -> ResearchOutput:
+    async def resume(
+        self, session: SessionDir, *, budget_usd: float | None = None, gate_mode: str | None = None
+    ) -> ResearchOutput:
         meta = session.load_meta()
         if meta is None:
             raise BadInputError(f"session {session.session_id} has no readable session.json")
         if session.running_pid() is not None:
             raise BadInputError(f"session {session.session_id} is still running (pid {session.running_pid()})")
+        if gate_mode is not None:  # `resume --gate`: a run started under a human gate may go on unattended
+            meta.gate_mode = gate_mode
+        self._check_gate_can_ask(meta.gate_mode)
         present = {key for key in TYPED_ARTIFACTS if session.file(f"{key}.json").exists()}
         bus = KnowledgeBus.load(session.session_id, session.path)
         lost = sorted(key for key in present if bus.get(key) is None)  # damaged, moved aside
@@ -404,13 +410,22 @@ class MetaOrchestrator:
             self.ui.set_pipeline(pipeline)
         return verdict
 
+    def _check_gate_can_ask(self, mode: str | None) -> None:
+        """A human gate with no one to answer would wait forever: refuse at the start instead."""
+        if mode == "human" and not self.ui.can_ask():
+            raise BadInputError(
+                "--gate human needs a terminal to answer on (stdin is not one); use --gate auto or --gate none"
+            )
+
     def _gate(self, meta: SessionMeta, name: str, previous: StageRecord | None) -> bool:
         mode = meta.gate_mode
         if previous is None or mode == "none":
             return True
         if mode == "auto" and previous.status != "failed":
             return True
-        if mode == "auto" and not self.ui.console.is_terminal:
+        if mode == "auto" and not self.ui.can_ask():
+            # unattended: the auto rule continues after a failed stage, and says so
+            self.ui.line(f"gate auto: {previous.name} {previous.status}; no terminal to ask, continuing to {name}")
             return True
         note = f" ({previous.name} {previous.status}: {previous.reason})" if previous.reason else ""
         return self.ui.confirm(f"Continue to stage {name}?{note}")

@@ -10,6 +10,7 @@ with --json the progress still goes to stderr so stdout stays machine-readable.
 from __future__ import annotations
 
 import itertools
+import sys
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -301,6 +302,14 @@ class RunUI:
         return Group(*parts)
 
     # --- gates ---------------------------------------------------------------------------------
+    def can_ask(self) -> bool:
+        """Whether a gate question can be answered: stdin must be a terminal (a run under cron,
+        nohup, CI or a pipe has no one to ask and must never wait)."""
+        try:
+            return sys.stdin is not None and sys.stdin.isatty()
+        except (ValueError, OSError):  # stdin closed
+            return False
+
     def confirm(self, question: str) -> bool:
         """Ask on the terminal; end of input counts as yes (so piped runs continue)."""
         self.stop()

@@ -39,6 +39,9 @@ class WebRunUI(RunUI):
         super().start(session_id, headline)
         self.started.set()
 
+    def can_ask(self) -> bool:
+        return True  # the page answers
+
     def confirm(self, question: str) -> bool:
         session = SessionDir(self.workspace.runs_dir / self.session_id)
         for name in (GATE_ANSWER, GATE_REQUEST):

@@ -72,11 +72,30 @@ def test_a_proved_session_end_to_end(tmp_path: Path) -> None:
     assert set(usage["by_stage"]) >= {"formalize", "theory"}
 
     # the evaluation can be recomputed from the saved session, and the session is listed
+    def judgements() -> int:
+        return sum(1 for e in read_jsonl(session / "llm_log.jsonl") if e["request"]["role"] == "evaluate")
+
+    judged = judgements()
+    assert judged >= 1
     ev = cli(
         "eval-session", result["session_id"][:8], "--llm", f"scripted:{RESPONDER}", "--json", home=home, cwd=tmp_path
     )
     assert ev.returncode == 0, ev.stderr
     assert json.loads(ev.stdout)["total"] == pytest.approx(read_json(out / "eval_report.json")["total"], abs=1e-6)
+    assert judgements() == judged  # the stored novelty judgement is reused: no new model call
+    assert any("reused" in note for note in json.loads(ev.stdout)["notes"])
+    fresh = cli(
+        "eval-session",
+        result["session_id"][:8],
+        "--llm",
+        f"scripted:{RESPONDER}",
+        "--refresh",
+        "--json",
+        home=home,
+        cwd=tmp_path,
+    )
+    assert fresh.returncode == 0, fresh.stderr
+    assert judgements() == judged + 1
     listed = json.loads(cli("sessions", "--json", home=home, cwd=tmp_path).stdout)
     assert [m["session_id"] for m in listed] == [result["session_id"]]
     assert listed[0]["theory_status"] == "proved"
@@ -177,19 +196,25 @@ def test_kill_during_theory_then_resume_from_the_cli(tmp_path: Path) -> None:
     assert "L1" not in prover_lemmas_after
 
 
-def test_human_gate_stops_on_no_and_continues_on_end_of_input(tmp_path: Path) -> None:
+def test_human_gate_answers_on_a_terminal_and_never_waits_without_one(tmp_path: Path) -> None:
     home = tmp_path / "home"
     args = ["-m", "eurekaclaw", "prove", STATEMENT, "--llm", f"scripted:{RESPONDER}", "--gate", "human", "--json"]
-    # answer yes once (before formalize), then no (before theory)
-    proc = subprocess.run(
-        [sys.executable, *args, "-o", str(tmp_path / "a")],
-        input="y\nn\n",
-        capture_output=True,
-        text=True,
-        env=cli_env(home),
-        cwd=tmp_path,
-        timeout=300,
-    )
+    # a human gate asks on a terminal: answer yes once (before formalize), then no (before theory)
+    primary, secondary = os.openpty()
+    try:
+        os.write(primary, b"y\nn\n")
+        proc = subprocess.run(
+            [sys.executable, *args, "-o", str(tmp_path / "a")],
+            stdin=secondary,
+            capture_output=True,
+            text=True,
+            env=cli_env(home),
+            cwd=tmp_path,
+            timeout=300,
+        )
+    finally:
+        os.close(secondary)
+        os.close(primary)
     assert proc.returncode == 130, proc.stderr
     assert "resume" in proc.stderr
     listed = json.loads(cli("sessions", "--json", home=home, cwd=tmp_path).stdout)
@@ -198,27 +223,42 @@ def test_human_gate_stops_on_no_and_continues_on_end_of_input(tmp_path: Path) ->
     pipeline = {s["name"]: s["status"] for s in read_json(session / "pipeline.json")["stages"]}
     assert pipeline["formalize"] == "completed" and pipeline["theory"] == "pending"
 
-    # with no more input, every gate counts as "continue"
+    resume = [sys.executable, "-m", "eurekaclaw", "resume", listed[0]["session_id"], "--llm", f"scripted:{RESPONDER}"]
+    # no terminal on stdin: a human gate would wait forever, so the resume refuses at once
+    refused = subprocess.run(
+        [*resume, "--json"], input="", capture_output=True, text=True, env=cli_env(home), cwd=tmp_path, timeout=300
+    )
+    assert refused.returncode == 2, refused.stderr
+    assert "--gate human needs a terminal" in refused.stderr and "Traceback" not in refused.stderr
+    # ... and `resume --gate auto` goes on unattended
     resumed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "eurekaclaw",
-            "resume",
-            listed[0]["session_id"],
-            "--llm",
-            f"scripted:{RESPONDER}",
-            "--json",
-        ],
+        [*resume, "--gate", "auto", "--json"],
         input="",
         capture_output=True,
         text=True,
-        env=cli_env(home, GATE_MODE="human"),
+        env=cli_env(home),
         cwd=tmp_path,
         timeout=300,
     )
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["theory_status"] == "proved"
+    assert read_json(session / "session.json")["gate_mode"] == "auto"
+
+
+def test_human_gate_without_a_terminal_is_refused_before_any_session(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    proc = subprocess.run(
+        [sys.executable, "-m", "eurekaclaw", "prove", STATEMENT, "--llm", f"scripted:{RESPONDER}", "--gate", "human"],
+        input="y\n",
+        capture_output=True,
+        text=True,
+        env=cli_env(home),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "--gate human needs a terminal" in proc.stderr
+    assert not (home / "runs").exists() or not any((home / "runs").iterdir())
 
 
 def test_doctor_reports_tools_and_checkers_without_network(tmp_path: Path) -> None:

@@ -163,20 +163,36 @@ async def rescore_prose_revision(session_dir: Path, settings: Settings) -> EvalR
     old = next((d for d in previous.dimensions if d.name == "novelty"), None) or EvalDimension(
         name="novelty", score=None, weight=0.0, explanation="not applicable: the earlier evaluation had no judgement"
     )
+    report = await _rescore_reusing(bus, Path(session_dir), settings, previous, old, "the revision changed prose only")
+    bus.put("eval_report", report)  # persisted at once as eval_report.json
+    return report
+
+
+async def _rescore_reusing(
+    bus: KnowledgeBus, session_dir: Path, settings: Settings, previous: EvalReport, old: EvalDimension, why: str
+) -> EvalReport:
     # a judgement reused before is credited to the version it was made for
     judged = old.inputs.get(JUDGED_FOR, previous.paper_version)
     which = f"version {judged}" if judged else "an earlier version"
     reused = old.model_copy(deep=True)
     reused.inputs[JUDGED_FOR] = judged
     reused.explanation = f"{old.explanation.split(REUSED_MARK)[0]}{REUSED_MARK}{which})".strip()
-    report = await evaluate_bus(bus, settings, None, session_dir=Path(session_dir), reused_novelty=reused)
+    report = await evaluate_bus(bus, settings, None, session_dir=session_dir, reused_novelty=reused)
     report.notes.insert(
         1 if report.notes and report.notes[0].startswith("scores paper version") else 0,
         f"novelty: the judgement of the evaluation of {which} is reused, without a new model call "
-        "(the revision changed prose only); the other dimensions were scored again",
+        f"({why}); the other dimensions were scored again",
     )
-    bus.put("eval_report", report)  # persisted at once as eval_report.json
     return report
+
+
+def stored_novelty(previous: object) -> EvalDimension | None:
+    """The novelty judgement of an earlier report, when a model actually judged it (a report
+    without a judgement, or with a failed one, has nothing worth reusing)."""
+    if not isinstance(previous, EvalReport):
+        return None
+    old = next((d for d in previous.dimensions if d.name == "novelty"), None)
+    return old if old is not None and old.score is not None else None
 
 
 async def evaluate_session(
@@ -186,13 +202,21 @@ async def evaluate_session(
     *,
     embedder: Any = _UNSET,
     prover: str | None = None,
+    refresh: bool = True,
 ) -> EvalReport:
-    """Load a session's artifacts, score them, write eval_report.json and put it on the bus."""
+    """Load a session's artifacts, score them, write eval_report.json and put it on the bus.
+    With `refresh=False` an earlier report's novelty judgement is reused (no model call): the
+    statement and the survey it judged have not changed since."""
     session_dir = Path(session_dir)
     if not session_dir.is_dir():
         raise SessionNotFoundError(f"no session directory at {session_dir}")
     bus = KnowledgeBus.load(session_dir.name, session_dir)
-    report = await evaluate_bus(bus, settings, llm, session_dir=session_dir, embedder=embedder, prover=prover)
+    previous = bus.get("eval_report")
+    stored = None if refresh else stored_novelty(previous)
+    if stored is not None and isinstance(previous, EvalReport):
+        report = await _rescore_reusing(bus, session_dir, settings, previous, stored, "use --refresh to judge it again")
+    else:
+        report = await evaluate_bus(bus, settings, llm, session_dir=session_dir, embedder=embedder, prover=prover)
     bus.put("eval_report", report)  # persisted at once as eval_report.json
     return report
 

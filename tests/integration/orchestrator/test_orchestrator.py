@@ -215,3 +215,39 @@ async def test_a_weak_backend_profile_applies_except_where_the_user_chose(monkey
     assert orch.settings.theory_max_iterations == 1
     assert orch.settings.stage_max_retries == 3
     assert orch.profile_overrides == {"theory_max_iterations": 1}
+
+
+async def test_auto_gate_without_a_terminal_continues_after_a_failed_stage_and_says_so(monkeypatch) -> None:
+    orch = _orch(
+        _stages(theory=CountingStage("theory", fail_times=5), experiment=CountingStage("experiment")), gate_mode="auto"
+    )
+    monkeypatch.setattr(orch.ui, "can_ask", lambda: False)
+    asked: list[str] = []
+    lines: list[str] = []
+    monkeypatch.setattr(orch.ui, "confirm", lambda question: asked.append(question) or False)
+    monkeypatch.setattr(orch.ui, "line", lambda text, style="": lines.append(text))
+    result = await orch.run(SPEC)
+    assert asked == []  # nobody to ask: never waits
+    assert any("gate auto: theory failed; no terminal to ask, continuing" in line for line in lines)
+    assert {r.name: r.status for r in result.stages}["experiment"] == "completed"
+
+
+async def test_auto_gate_on_a_terminal_asks_after_a_failed_stage(monkeypatch) -> None:
+    orch = _orch(
+        _stages(theory=CountingStage("theory", fail_times=5), experiment=CountingStage("experiment")), gate_mode="auto"
+    )
+    monkeypatch.setattr(orch.ui, "can_ask", lambda: True)
+    asked: list[str] = []
+    monkeypatch.setattr(orch.ui, "confirm", lambda question: asked.append(question) or True)
+    await orch.run(SPEC)
+    assert len(asked) == 1 and "theory failed" in asked[0]
+
+
+async def test_human_gate_without_a_terminal_is_refused_before_a_session_exists(monkeypatch) -> None:
+    from eurekaclaw.errors import BadInputError
+
+    orch = _orch(_stages(write=CountingStage("write")), gate_mode="human")
+    monkeypatch.setattr(orch.ui, "can_ask", lambda: False)
+    with pytest.raises(BadInputError, match="--gate human needs a terminal"):
+        await orch.run(SPEC)
+    assert not list(orch.workspace.runs_dir.glob("*"))

@@ -88,12 +88,12 @@ def test_interactive_openai_compat_setup_is_checked_and_saved(chat: ChatServer) 
 
 
 def test_the_saved_setup_is_what_the_next_command_uses(chat: ChatServer) -> None:
+    # every value given as a flag: no question is asked (no input at all, as in a script or CI)
     result = runner.invoke(
-        app,
-        ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1", "--model", "m1"],
-        input="\n",
+        app, ["init", "--backend", "openai_compat", "--base-url", "http://127.0.0.1:8000/v1", "--model", "m1"]
     )
     assert result.exit_code == 0, result.output
+    assert "OPENAI_COMPAT_API_KEY (input hidden" not in result.output
     from eurekaclaw.config import load_settings
     from eurekaclaw.llm.select import choose_backend
 
