@@ -12,9 +12,14 @@ Checks (docs/verification.md, "Trivial claims"):
   c. the domains, assumptions and definedness conditions are contradictory (vacuous), or they
      fix every variable to a single value;
   d. with a reference (the main theorem's claim): a variable of the same name ranges over less
-     than it does in the reference.
+     than it does in the reference;
+  e. plain interval arithmetic (verify/intervals.py) over the variables' ranges (domains,
+     single-variable bounds among the assumptions, `abs(x) <= c`) decides every link of the
+     conclusion (`t*x <= t` for 0 <= x <= 1 and t >= 0, `x^2 <= 4` for |x| <= 2), while over
+     unrestricted variables it does not: the conclusion is read off the ranges.
 A conclusion that holds for every value of its variables (x^2 >= 0, Cauchy-Schwarz, a closed
-form of a sum) is NOT flagged: a statement true on its whole domain is what a theorem is.
+form of a sum) is NOT flagged: a statement true on its whole domain is what a theorem is. Nor is
+one interval arithmetic cannot decide (x^2 - 2x + 1 >= 0 needs the square completed).
 
 Cheap checks (sympy normal forms, the parser's sign rules) run in-process; the solver check (c)
 goes to the SMT worker pool with a short timeout, and an inconclusive solver flags nothing. An internal error is itself a flag:
@@ -34,6 +39,7 @@ from eurekaclaw.verify.claims import ParsedClaim, Relation, parse_claim
 from eurekaclaw.verify.exact import parsed_for
 from eurekaclaw.verify.forms import evaluated
 from eurekaclaw.verify.grammar import ClaimError
+from eurekaclaw.verify.intervals import REAL, Interval, decides
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +70,11 @@ def _flags(claim: Claim, reference: Claim | None, timeout_s: float) -> list[str]
             f"after simplification the conclusion involves no variable (it reads {constant}): "
             "it is a statement about numbers, not about the lemma's quantities"
         )
-    flags += _restated(parsed)
+    restated = _restated(parsed)
+    flags += restated
     ranges = _ranges(parsed)
+    if not restated:
+        flags += _read_off_ranges(parsed, ranges)
     empty = [n for n, r in ranges.items() if r.empty]
     if empty:
         flags.append(f"the domains and assumptions leave no value for {', '.join(empty)}: the claim is vacuously true")
@@ -290,6 +299,75 @@ def _narrowed(ranges: dict[str, _Range], reference: Claim) -> list[str]:
                 "the claim's domain or assumptions shrink the variable's range below the one the theorem states"
             )
     return flags
+
+
+# --------------------------------------------------------------------------------------------
+# (e) decided by interval arithmetic over the ranges
+# --------------------------------------------------------------------------------------------
+
+
+def _abs_bounds(parsed: ParsedClaim) -> dict[sp.Symbol, sp.Expr]:
+    """|x| <= c (or < c) among the assumptions, for a constant c: x lies in [-c, c]."""
+    out: dict[sp.Symbol, sp.Expr] = {}
+    for rel in parsed.assumptions:
+        if rel.op not in ("<=", "<", ">=", ">"):
+            continue
+        small, big = (rel.lhs, rel.rhs) if rel.op in ("<=", "<") else (rel.rhs, rel.lhs)
+        small, big = evaluated(small), evaluated(big)
+        if isinstance(small, sp.Abs) and small.args[0].is_Symbol and big.is_number and big.is_real:
+            sym = small.args[0]
+            out[sym] = min(out.get(sym, big), big)
+    return out
+
+
+def _box(parsed: ParsedClaim, ranges: dict[str, _Range]) -> dict[sp.Symbol, Interval]:
+    absb = _abs_bounds(parsed)
+    box: dict[sp.Symbol, Interval] = {}
+    for name, sym in parsed.symbols.items():
+        r = ranges[name]
+        lo = r.lo if r.lo is not None else -sp.oo
+        hi = r.hi if r.hi is not None else sp.oo
+        if sym in absb:
+            lo, hi = max(lo, -absb[sym]), min(hi, absb[sym])
+        box[sym] = Interval(lo, hi)
+    return box
+
+
+def _forms(rel: Relation) -> list[sp.Expr]:
+    """The difference as written, as sympy evaluates it, and with common factors pulled out
+    (t - t*x -> t*(1 - x)); never factored further (that would complete squares)."""
+    written = rel.difference()
+    value = evaluated(written)
+    forms = [written, value]
+    for extra in (sp.factor_terms(value), sp.factor_terms(sp.expand(value))):
+        if extra not in forms:
+            forms.append(extra)
+    return forms
+
+
+def _decided(rel: Relation, box: dict[sp.Symbol, Interval]) -> bool:
+    kind = _KIND[rel.op]
+    return any(decides(kind, form, box) for form in _forms(rel))
+
+
+def _read_off_ranges(parsed: ParsedClaim, ranges: dict[str, _Range]) -> list[str]:
+    """(e): interval arithmetic over the ranges decides the conclusion, over bare variables not."""
+    if not parsed.symbols or parsed.has_unresolved_sum or any(r.empty for r in ranges.values()):
+        return []
+    box = _box(parsed, ranges)
+    if not all(_decided(rel, box) for rel in parsed.conclusion):
+        return []
+    bare = {sym: REAL for sym in parsed.symbols.values()}
+    if all(_decided(rel, bare) for rel in parsed.conclusion):
+        return []  # true for every value of its variables: a theorem, not a restatement
+    used = ", ".join(f"{n} ∈ {ranges[n].describe()}" for n in parsed.symbols)
+    absb = _abs_bounds(parsed)
+    if absb:
+        used += "; " + ", ".join(f"|{s}| ≤ {c}" for s, c in absb.items())
+    return [
+        f"interval arithmetic over the variables' ranges ({used}) already decides the conclusion: "
+        "it is read off the domains and assumptions, not proved"
+    ]
 
 
 def _pinned_by_ranges(ranges: dict[str, _Range]) -> list[str]:

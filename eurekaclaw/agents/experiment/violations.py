@@ -10,6 +10,14 @@ a test with a known error rate.
 The stage keeps what the simulation reported about its series, instances and bounds in
 `result.spec["checked"]` (see `checked_metadata`), so everything here works from the
 ExperimentResult alone, e.g. after a resume.
+
+Violations stick (`apply_required`): a violated theorem bound becomes a RequiredCheck of every
+later experiment on the same statement (a re-formalization after the contradiction, a rerun),
+re-checked from its stored measurement whatever the new spec says (the measurement is a fact
+about the algorithm; only the bound could change). While the formalized theorem is unchanged
+(the same root claim up to renaming, or the same formal statement) the bound is the one that
+was violated, so the contradiction is final; when the theorem changed, the new spec's bound of
+the same name is used where it has one, and otherwise the old one.
 """
 
 from __future__ import annotations
@@ -18,9 +26,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from eurekaclaw.agents.experiment.checks import Z_ONE_SIDED
+from eurekaclaw.agents.experiment.checks import ROUNDING_TOL, Z_ONE_SIDED
 from eurekaclaw.agents.experiment.report import SimulationReport
-from eurekaclaw.types.artifacts import BoundCheck, ExperimentResult
+from eurekaclaw.types.artifacts import BoundCheck, ExperimentResult, RequiredCheck, TheoryState
 
 CONFIDENCE = 0.99  # of the one-sided test behind `held` (Z_ONE_SIDED)
 Z_CAP = 10.0  # beyond 10 standard errors a violation is certain; then the larger excess is worse
@@ -222,3 +230,114 @@ def worst_violation(result: ExperimentResult) -> dict[str, Any] | None:
         "assignment": assignment,
         "description": violation_line(v),
     }
+
+
+# --------------------------------------------------------------------------------------------
+# violations that stick
+# --------------------------------------------------------------------------------------------
+
+
+def _root_claim(theory: TheoryState) -> Any:
+    root = theory.root_id()
+    node = theory.lemma_dag.get(root) if root else None
+    return node.claim if node is not None else None
+
+
+def required_check(v: BoundViolation, theory: TheoryState, result: ExperimentResult) -> RequiredCheck:
+    """A violated bound of `theory`, as a check later experiments re-run."""
+    checked = result.spec.get("checked") or {}
+    all_vars = checked.get("variables", {})
+    variables = {k: _finite(x) for k, x in {**all_vars.get("", {}), **all_vars.get(v.instance, {})}.items()}
+    return RequiredCheck(
+        statement=theory.informal_statement,
+        formal_statement=theory.formal_statement,
+        root_claim=_root_claim(theory),
+        bound=v.bound,
+        series=v.series,
+        instance=v.instance,
+        expression=v.expression,
+        direction="lower" if v.direction == "lower" else "upper",
+        variables=variables,
+        check=v.check.model_copy(),
+        line=violation_line(v),
+    )
+
+
+def same_theorem(req: RequiredCheck, theory: TheoryState) -> bool:
+    """Whether `theory` formalizes the statement as the theorem the check was violated for:
+    the same root claim up to renaming, or (without claims) the same formal statement."""
+    from eurekaclaw.verify.claim_match import same_up_to_renaming
+
+    claim = _root_claim(theory)
+    if req.root_claim is not None and claim is not None:
+        try:
+            return same_up_to_renaming(claim, req.root_claim) is not None
+        except Exception:  # a matcher failure keeps the old bound: fail closed
+            return True
+    return " ".join(req.formal_statement.split()).lower() == " ".join(theory.formal_statement.split()).lower()
+
+
+def _bound_value(expression: str, variables: dict[str, float | None], horizon: int) -> float | None:
+    from eurekaclaw.agents.experiment.expr import ExpressionError, compile_expression
+
+    env = {k: v for k, v in variables.items() if v is not None}
+    try:
+        fn = compile_expression(expression, set(env) | {"T"}, relation=False)
+        value = float(fn({**env, "T": float(horizon)}))
+    except (ExpressionError, ValueError, TypeError, ArithmeticError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def recheck(req: RequiredCheck, theory: TheoryState, result: ExperimentResult) -> BoundCheck:
+    """The stored measurement against the bound the theorem now states (see the module doc)."""
+    old = req.check
+    theory_value = old.theoretical
+    if not same_theorem(req, theory):
+        bounds = (result.spec.get("checked") or {}).get("bounds", {})
+        new = bounds.get(req.bound, {}).get("expression") if isinstance(bounds.get(req.bound), dict) else None
+        value = _bound_value(new, req.variables, old.horizon) if new else None
+        theory_value = value if value is not None else old.theoretical
+    if req.direction == "upper":
+        limit = old.empirical_mean - Z_ONE_SIDED * old.std_error
+        margin = theory_value - limit
+    else:
+        limit = old.empirical_mean + Z_ONE_SIDED * old.std_error
+        margin = limit - theory_value
+    rounding = ROUNDING_TOL * (1.0 + abs(theory_value) + abs(limit))
+    return old.model_copy(
+        update={"theoretical": theory_value, "margin": margin, "held": margin >= -rounding, "from_theorem": True}
+    )
+
+
+def apply_required(previous: ExperimentResult | None, theory: TheoryState, result: ExperimentResult) -> int:
+    """Re-check in `result` every bound an earlier experiment on the same statement violated,
+    record this result's own violations as required for later ones, and recompute
+    `result.violations`. Returns how many re-checked bounds are still violated."""
+    carried = [r for r in (previous.required_checks if previous else []) if r.statement == theory.informal_statement]
+    still = 0
+    checked = result.spec.setdefault("checked", {})
+    for req in carried:
+        check = recheck(req, theory, result)
+        result.bound_checks.append(check)
+        meta = checked.setdefault("bounds", {}).setdefault(req.bound, {})
+        meta.setdefault("direction", req.direction)
+        meta.setdefault("expression", req.expression)
+        checked.setdefault("series", {}).setdefault(req.series, {"policy": "", "instance": req.instance, "runs": 0})
+        if not check.held:
+            still += 1
+            result.notes.append(
+                f"required check {check.name} (violated by an earlier experiment on this statement) "
+                f"is still violated: measured {check.empirical_mean:.4g}, bound {check.theoretical:.4g}"
+            )
+    own = [required_check(v, theory, result) for v in theorem_violations(result)]
+    keys: set[tuple[str, str, int]] = set()
+    kept: list[RequiredCheck] = []
+    for req in carried + own:
+        key = (req.bound, req.series, req.check.horizon)
+        if key not in keys:
+            keys.add(key)
+            kept.append(req)
+    result.required_checks = kept
+    result.violations = violation_lines(result)
+    return still

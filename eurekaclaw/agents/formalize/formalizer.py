@@ -11,10 +11,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from eurekaclaw.agents.base import BaseAgent
-from eurekaclaw.agents.formalize.claims import attach_claim
+from eurekaclaw.agents.formalize.claims import attach_claim, to_claim
 from eurekaclaw.agents.formalize.dag import (
     active_ids,
     find_cycle,
+    repair_structure,
     root_of,
     structural_problems,
     unused_lemmas,
@@ -25,7 +26,7 @@ from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.llm.types import LLMRequest, Message
 from eurekaclaw.skills.prompt_budget import skills_block
 from eurekaclaw.templates import render_prompt
-from eurekaclaw.types.artifacts import Counterexample, KnownResult, LemmaNode, TheoryState
+from eurekaclaw.types.artifacts import Counterexample, KnownResult, LemmaNode, StatementScope, TheoryState
 from eurekaclaw.types.tasks import Task, TaskResult
 
 
@@ -42,6 +43,39 @@ class Formalization:
     plan: FormalPlan
     lemmas: dict[str, LemmaNode]
     notes: list[str] = field(default_factory=list)
+    statement_scope: StatementScope | None = None  # the root claim against the statement's claim
+
+
+def statement_scope(root: LemmaNode, plan: FormalPlan) -> StatementScope | None:
+    """How the root lemma's claim relates to the user's statement (verify/claim_match.py);
+    None when the root has no claim (nothing mechanical is said about the theorem then)."""
+    if root.claim is None:
+        return None
+    statement, reason = to_claim(plan.statement_claim)
+    if statement is None:
+        why = f"its claim could not be parsed ({reason})" if reason else "it was given no machine-checkable form"
+        return StatementScope(
+            relation="unknown",
+            sentence=f"whether the proved claim covers the whole statement was not checked: {why}",
+        )
+    from eurekaclaw.verify.claim_match import compare_scope
+
+    try:
+        decision = compare_scope(root.claim, statement)
+    except Exception as exc:  # fail closed: not compared is not "same"
+        return StatementScope(
+            relation="unknown",
+            sentence=f"the proved claim could not be compared with the statement ({type(exc).__name__})",
+            statement_claim=statement,
+        )
+    return StatementScope(
+        relation=decision.relation,
+        sentence=decision.sentence,
+        statement_claim=statement,
+        differences=decision.differences,
+        witness=decision.witness,
+        statement_fails_at_witness=decision.statement_fails_at_witness,
+    )
 
 
 MAIN_ID = "main"
@@ -130,13 +164,14 @@ class Formalizer(BaseAgent):
             contradicted=contradicted,
         )
         plan = await self._ask(request, FormalPlan, "formal plan")
-        notes: list[str] = []
+        notes: list[str] = repair_structure(plan.lemmas)  # by code, before any model round
         designate_root(plan, statement, notes)
         problems = structural_problems([lo.to_node() for lo in plan.lemmas])
         if problems:
             self.log("plan has structural problems; asking once for a repair", problems=problems)
             repair = _follow_up(request, plan, render_prompt("formalize_repair", problems=problems))
             plan = await self._ask(repair, FormalPlan, "repaired formal plan")
+            notes += repair_structure(plan.lemmas)
             designate_root(plan, statement, notes)
             problems = structural_problems([lo.to_node() for lo in plan.lemmas])
             if problems:
@@ -150,7 +185,10 @@ class Formalizer(BaseAgent):
         for lid in [lid for lid in lemmas if lid not in needed]:
             notes.append(f"lemma {lid} dropped: the main theorem does not rely on it")
             del lemmas[lid]
-        return Formalization(plan=plan, lemmas=lemmas, notes=notes)
+        scope = statement_scope(lemmas[root], plan)
+        if scope is not None and scope.relation != "same":
+            notes.append(f"the main lemma's claim is not the statement ({scope.relation}): {scope.sentence}")
+        return Formalization(plan=plan, lemmas=lemmas, notes=notes, statement_scope=scope)
 
     async def _ask(self, request: LLMRequest, output: type[Any], what: str) -> Any:
         try:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from eurekaclaw.agents.formalize.dag import ID_PATTERN
 from eurekaclaw.types.artifacts import LemmaNode, ProofPlan
 
 PROVENANCES = ("known", "adapted", "new")
@@ -39,12 +40,16 @@ class ClaimOut(BaseModel):
 
 
 class LemmaOut(BaseModel):
-    id: str
+    # The pattern guides the local backend's grammar only (validation stays lenient: dag.py
+    # repairs ids by code).
+    id: str = Field(json_schema_extra={"pattern": ID_PATTERN})
     statement: str
     informal: str = ""
     provenance: str = "new"
     citation: str | None = None
-    dependencies: list[str] = Field(default_factory=list)
+    dependencies: list[str] = Field(
+        default_factory=list, json_schema_extra={"items": {"type": "string", "pattern": ID_PATTERN}}
+    )
     claim: ClaimOut | None = None
     # True when the claim says everything the statement says; the lemma is then shown as its
     # claim (rendered by code), and only then can a checker's proof of the claim be its level.
@@ -115,6 +120,21 @@ class FormalPlan(BaseModel):
     assumptions: list[str] = Field(default_factory=list)
     proof_plan: list[PlanItemOut] = Field(default_factory=list)
     lemmas: list[LemmaOut] = Field(min_length=1)
+    # The user's statement itself as a claim (nothing added), compared with the root lemma's
+    # claim to tell whether what is proved is narrower than what was asked (claim_match.py).
+    statement_claim: ClaimOut | None = None
+
+    @field_validator("statement_claim", mode="before")
+    @classmethod
+    def _lenient_statement_claim(cls, value: Any) -> Any:
+        # A malformed statement claim must not sink the plan: it is dropped, and the scope of
+        # the proved claim is then "unknown" (never "same").
+        if value is None or isinstance(value, ClaimOut):
+            return value
+        try:
+            return ClaimOut.model_validate(value)
+        except ValidationError:
+            return None
 
 
 class ClaimFix(BaseModel):

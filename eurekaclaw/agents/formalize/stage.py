@@ -110,6 +110,7 @@ class FormalizeStage(Stage):
             notes=result.notes,
             formalized_dag={lid: lemmas[lid].model_copy(deep=True) for lid in order},
             status="pending",
+            statement_scope=result.statement_scope,
         )
         if carried is not None:
             state.counterexamples = list(carried.counterexamples)

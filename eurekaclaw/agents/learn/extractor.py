@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
 from eurekaclaw.agents.learn.models import InsightBatch, InsightDraft, MergeDecision
+from eurekaclaw.agents.learn.refuted import known_refutations, states_refuted
 from eurekaclaw.agents.learn.trust import SessionTrust, review_kind, session_trust
 from eurekaclaw.errors import LLMAuthError, LLMError
 from eurekaclaw.memory.insights import MIN_CONFIDENCE
@@ -143,10 +144,16 @@ class SessionMemoryExtractor:
         # A reply cut off at the limit raises (kind "truncated"): no insight of it is saved.
         batch = await self.llm.structured(fast_request(prompt, InsightBatch, self.max_tokens), InsightBatch)
         merges_left = MAX_MERGE_CALLS
+        # Claims this session or an earlier one refuted are never stored as an insight.
+        known = known_refutations(state, self.memory, self.domain)
         for draft in batch.insights[:MAX_INSIGHTS]:
             insight, why = self._accept(draft)
             if insight is None:
                 result.skipped.append((draft.title or "(untitled)", why))
+                continue
+            refuted = states_refuted(f"{insight.title}\n{insight.content}", known)
+            if refuted:
+                result.skipped.append((insight.title, f"not stored: {refuted}"))
                 continue
             if self.memory.is_repeat_insight(insight):
                 result.skipped.append((insight.title, "exact repeat of a saved insight"))
@@ -160,6 +167,10 @@ class SessionMemoryExtractor:
                 insight, replaces, why = await self._merge(near[0], insight, result)
                 if insight is None:
                     result.skipped.append((near[0].title, why))
+                    continue
+                refuted = states_refuted(f"{insight.title}\n{insight.content}", known)
+                if refuted:
+                    result.skipped.append((insight.title, f"merged text not stored: {refuted}"))
                     continue
             path = self.memory.save_insight(insight, replaces=replaces)
             if path is None:

@@ -120,6 +120,14 @@ def lemma_level(node: LemmaNode, checks: list[CheckResult]) -> MechanicalVerdict
     if node.statement_source != "claim":
         why = "the lemma's statement says more than its claim"
         return MechanicalVerdict(None, [f"{evidence}; {why}, so that is supporting evidence only"], why)
+    if level == "smt":
+        from eurekaclaw.verify.axiom_sources import axiom_instance
+
+        axiom = axiom_instance(node.claim)
+        if axiom is not None:
+            # the solver was handed this very statement as an axiom: its proof is a look-up
+            why = f"the claim is an instance of the SMT axiom {axiom}"
+            return MechanicalVerdict("cited", [f"{evidence} ({why})"], why)
     return MechanicalVerdict(level, [])
 
 
@@ -154,23 +162,28 @@ def evaluate(claim: Claim, assignment: dict[str, float]) -> Evaluation:
 
 
 def stored_refutation(lemma_id: str, claim: Claim | None, known: list[Counterexample]) -> Counterexample | None:
-    """A counterexample found earlier in the session (for any lemma) at which this claim fails
-    too. Values are numbers, so a point that violates the claim refutes it whoever found it."""
+    """A counterexample found earlier in the session (for any lemma) that refutes this claim
+    too: the claim fails there exactly, under its own variable names or renamed to the stored
+    ones, or it is a refuted claim with its variables renamed (verify/claim_match.py). Values
+    are numbers, so a point that violates the claim refutes it whoever found it."""
     if claim is None:
         return None
-    names = {v.name for v in claim.variables}
-    for cx in known:
-        if not names or not names <= set(cx.assignment):
-            continue
-        point = {k: cx.assignment[k] for k in names}
-        ev = evaluate(claim, point)
-        if ev.holds is False:
-            return Counterexample(
-                lemma_id=lemma_id,
-                assignment=point,
-                description=f"fails at the counterexample found earlier for lemma {cx.lemma_id}: {ev.detail}",
-                checker="session_counterexample+exact_evaluation",
-                confirmed=True,
-                violation=ev.slack,
-            )
-    return None
+    from eurekaclaw.verify.claim_match import refuted_by
+
+    try:
+        match = refuted_by(claim, known)
+    except Exception as exc:  # a matcher bug is no evidence either way: the claim is checked as usual
+        log.warning("comparing %r with the stored refutations failed: %s", claim.conclusion, exc, exc_info=True)
+        return None
+    if match is None:
+        return None
+    cx = match.counterexample
+    ev = evaluate(claim, match.assignment) if match.assignment else None
+    return Counterexample(
+        lemma_id=lemma_id,
+        assignment=dict(match.assignment),
+        description=f"{match.detail} (the counterexample found earlier for lemma {cx.lemma_id})",
+        checker="session_counterexample+exact_evaluation" if match.how != "same_claim" else "refuted_claim_renamed",
+        confirmed=True,
+        violation=ev.slack if ev is not None and ev.holds is False else cx.violation,
+    )

@@ -11,9 +11,28 @@ from eurekaclaw.agents.formalize.formalizer import Formalizer
 from eurekaclaw.agents.formalize.surgery import merge_replan
 from eurekaclaw.agents.theory.prover import claim_text
 from eurekaclaw.agents.theory.run import TheoryRun
-from eurekaclaw.types.artifacts import Counterexample
+from eurekaclaw.types.artifacts import Counterexample, LemmaNode
 
 RefutationOutcome = Literal["root_refuted", "replanned", "blocked"]
+
+
+def replacement_cap(node: LemmaNode, refuted_id: str) -> str | None:
+    """Why a lemma standing in for a refuted one caps the theorem: nothing machine-checkable
+    shows the refutation does not apply to it (no claim, or one flagged trivial or narrowed:
+    a checker's proof of such a claim says nothing). None when its claim can carry it."""
+    if node.replaces != refuted_id:
+        return None
+    if node.claim is None:
+        return (
+            f"lemma {node.id} replaces the refuted lemma {refuted_id} but has no machine-checkable "
+            "claim, so nothing shows the refutation does not apply to it"
+        )
+    if node.claim_flags:
+        return (
+            f"lemma {node.id} replaces the refuted lemma {refuted_id} but its claim is flagged "
+            f"({'; '.join(node.claim_flags)}), so nothing shows the refutation does not apply to it"
+        )
+    return None
 
 
 def describe(cx: Counterexample) -> str:
@@ -78,12 +97,9 @@ async def refute(run: TheoryRun, lemma_id: str, cx: Counterexample) -> Refutatio
         for text in result.notes:
             run.note(text)
         for lid in result.changed:
-            node = state.lemma_dag[lid]
-            if node.replaces == lemma_id and node.claim is None:
-                state.level_cap_reasons.append(
-                    f"lemma {lid} replaces the refuted lemma {lemma_id} but has no machine-checkable "
-                    "claim, so nothing shows the refutation does not apply to it"
-                )
+            why = replacement_cap(state.lemma_dag[lid], lemma_id)
+            if why:
+                state.level_cap_reasons.append(why)
         run.note(
             f"re-plan {state.replans} after the refutation of {lemma_id}: "
             f"added or restated {', '.join(result.changed) or 'nothing'}"

@@ -177,18 +177,55 @@ def test_a_statement_true_everywhere_is_a_theorem_not_a_trivial_claim(c: Claim) 
     ("c", "ref"),
     [
         (claim("(a + b)/2 >= sqrt(a*b)", variables=[V("a", "nonnegative"), V("b", "nonnegative")]), None),
-        # true only because n >= 0: not a tautology over the bare integers
-        (claim("exp(-2*n*t^2) <= 1", variables=[V("n", "natural"), V("t")]), None),
+        (claim("exp(-2*n*t^2) <= 2 - n*t^2", variables=[V("n", "natural"), V("t")]), None),
         (UCB, None),
         (Claim(variables=UCB.variables, assumptions=["T >= 1"], conclusion=UCB.conclusion), UCB),
         (claim("(1 + x)^n >= 1 + n*x", variables=[V("n", "natural", low=1), V("x", low=-1)]), None),
         (claim("x*y <= 1/4", "x + y == 1", variables=[V("x"), V("y")]), None),
         (claim("log(1 + x) <= x", variables=[V("x", low=-1, open_low=True)]), None),
     ],
-    ids=["amgm", "hoeffding", "ucb", "ucb_same_range", "bernoulli", "product_quarter", "log1p"],
+    ids=["amgm", "exp_tangent", "ucb", "ucb_same_range", "bernoulli", "product_quarter", "log1p"],
 )
 def test_real_lemmas_are_not_flagged(c: Claim, ref: Claim | None) -> None:
     assert claim_flags(c, ref) == []
+
+
+# --- (e) read off the ranges by interval arithmetic ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "c",
+    [
+        claim("t*x <= t", variables=[V("x", "interval", low=0, high=1), V("t", "nonnegative")]),
+        claim("t*x <= t", "0 <= x", "x <= 1", "t >= 0", variables=[V("x"), V("t")]),
+        claim("x^2 <= 4", "abs(x) <= 2"),
+        claim("abs(x) <= 1", "-1 <= x <= 1"),
+        claim("abs(x) <= 1", variables=[V("x", "interval", low=-1, high=1)]),
+        # true only because n >= 0, and read off that range: exponent <= 0, so exp(...) <= 1
+        claim("exp(-2*n*t^2) <= 1", variables=[V("n", "natural"), V("t")]),
+        claim("sqrt(x) <= 2", variables=[V("x", "interval", low=0, high=4)]),
+        claim("x*y >= 0", variables=[V("x", "nonnegative"), V("y", "nonnegative")]),
+        claim("log(x) <= 1", variables=[V("x", "interval", low=1, high=2)]),
+    ],
+    ids=lambda c: f"{c.conclusion} | {'; '.join(c.assumptions)}",
+)
+def test_conclusion_read_off_the_ranges_is_trivial(c: Claim) -> None:
+    assert "interval arithmetic" in only(claim_flags(c, timeout_s=2), "interval arithmetic")
+
+
+@pytest.mark.parametrize(
+    "c",
+    [
+        claim("x^2 - 2*x + 1 >= 0"),  # needs the square completed: real work, not a range
+        claim("x^2 >= 0"),  # true for every real: a theorem, not a restatement
+        claim("t*x <= t", variables=[V("x", "interval", low=0, high=2), V("t", "nonnegative")]),  # false
+        claim("log(T) <= T", variables=[V("T", low=1)]),  # interval arithmetic cannot decide it
+        claim("x^2 <= 4", "abs(x) <= 3"),  # false
+    ],
+    ids=lambda c: f"{c.conclusion} | {'; '.join(c.assumptions)}",
+)
+def test_interval_arithmetic_does_not_decide_these(c: Claim) -> None:
+    assert not any("interval arithmetic" in f for f in claim_flags(c, timeout_s=2))
 
 
 # --- failing closed -----------------------------------------------------------------------------
