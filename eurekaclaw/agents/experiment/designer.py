@@ -48,7 +48,20 @@ class CodeExperiment(BaseModel):
 class Design:
     spec: Any
     source: Literal["designer", "repaired", "default"]
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # internals for the record, never the paper
+
+
+def bound_sources(backend: Any, spec: Any) -> dict[str, str]:
+    """Where each named known bound of the spec comes from (the paper names it), from the
+    backend's guide; {} when the backend offers none."""
+    guide = backend.spec_guide() if hasattr(backend, "spec_guide") else {}
+    known = guide.get("known_bounds", {}) if isinstance(guide, dict) else {}
+    out = {}
+    for b in getattr(spec, "bounds", []) or []:
+        meta = known.get(getattr(b, "known", None) or "")
+        if isinstance(meta, dict) and meta.get("source"):
+            out[str(b.name)] = str(meta["source"])
+    return out
 
 
 def _clip(text: str, limit: int = MAX_TEXT) -> str:

@@ -33,10 +33,10 @@ from eurekaclaw.agents.base import AgentContext
 from eurekaclaw.agents.experiment import report as _report
 from eurekaclaw.agents.experiment.checks import alignment_score, run_checks
 from eurekaclaw.agents.experiment.claims import violation_rate
-from eurekaclaw.agents.experiment.designer import CodeExperiment, ExperimentDesigner
+from eurekaclaw.agents.experiment.designer import CodeExperiment, ExperimentDesigner, bound_sources
 from eurekaclaw.agents.experiment.expr import Compiled, ExpressionError, compile_expression
 from eurekaclaw.agents.experiment.report import CSV_NAME, SimulationReport, csv_rows, render_csv
-from eurekaclaw.agents.experiment.violations import checked_metadata, violation_lines
+from eurekaclaw.agents.experiment.violations import apply_required, checked_metadata, violation_lines
 from eurekaclaw.agents.stage import Stage, StageOutcome
 from eurekaclaw.store.files import atomic_write_text
 from eurekaclaw.tools import code_exec
@@ -90,7 +90,9 @@ class ExperimentStage(Stage):
         mode = ctx.settings.experiment_mode
         reason = skip_reason(mode, theory, backend is not None, ctx.domain)
         if reason:
-            ctx.bus.put_experiment_result(ExperimentResult(status="skipped", reason=reason, domain=ctx.domain))
+            skipped = ExperimentResult(status="skipped", reason=reason, domain=ctx.domain)
+            apply_required(previous, theory, skipped)  # a violated bound stays violated, run or not
+            ctx.bus.put_experiment_result(skipped)
             ctx.events("experiment", phase="skipped", reason=reason)
             return StageOutcome(status="skipped", reason=reason)
 
@@ -104,6 +106,7 @@ class ExperimentStage(Stage):
         if report is not None:
             self._check(ctx, report, result)
         self._claims(theory, result)
+        apply_required(previous, theory, result)  # earlier violations on this statement, re-checked
         return self._finish(ctx, result)
 
     # --- domains with a simulator ------------------------------------------------------------
@@ -117,8 +120,9 @@ class ExperimentStage(Stage):
     ) -> SimulationReport | None:
         ctx.events("experiment", phase="design")
         design = await designer.design_spec(theory, backend)
-        result.notes.extend(design.notes)
+        result.notes.extend(design.notes)  # internals: the record keeps them, the paper never shows them
         result.spec = {"source": design.source, **design.spec.model_dump(mode="json")}
+        result.spec["bound_sources"] = bound_sources(backend, design.spec)
         ctx.events("experiment", phase="simulate", source=design.source)
         raw = await self._in_thread(ctx, backend.run, design.spec)
         if isinstance(raw, str):

@@ -76,6 +76,7 @@ class CitePlan:
     dropped_not_found: int = 0
     dropped_irrelevant: int = 0
     checks_ran: bool = False
+    offline: bool = False  # EUREKACLAW_OFFLINE: no literature service was asked, by choice
     excluded_keys: set[str] = field(default_factory=set)  # dropped by the compile repair
     shipped_keys: set[str] = field(default_factory=set)  # from the domain plugin's bibliography
 

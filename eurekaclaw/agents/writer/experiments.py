@@ -27,6 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eurekaclaw.agents.writer.experiment_text import (
+    BANDIT,
+    BoundInfo,
+    Words,
+    bound_infos,
+    curve_sentence,
+    experiment_kind,
+    outcome_sentences,
+    setup_sentences,
+)
 from eurekaclaw.types.artifacts import BoundCheck, ExperimentResult
 
 MAX_POINTS = 120
@@ -94,6 +104,40 @@ class ExperimentView:
     rate_series: list[Series] = field(default_factory=list)  # best-arm rates, one per policy
     default_instance: str = ""  # the only instance of the spec, for series without "@instance"
     bound_series: dict[str, set[str]] = field(default_factory=dict)  # bound -> series it is about
+    kind: str = BANDIT  # experiment_text.BANDIT / CODE / OTHER: which words describe it
+    bounds: dict[str, BoundInfo] = field(default_factory=dict)  # upper/lower, origin, source
+    # the section's fixed sentences (experiment_text.py): what was run, each dashed curve, what held
+    setup: list[str] = field(default_factory=list)
+    curves: list[str] = field(default_factory=list)
+    outcome: list[str] = field(default_factory=list)
+
+    @property
+    def words(self) -> Words:
+        return Words(self.kind)
+
+    def section_context(self) -> dict[str, Any]:
+        """The generated parts of the Experiments section, for both paper templates: plain
+        strings (the .tex template escapes them)."""
+        plotted = "empirical means over runs" if self.words.bandit or (self.runs or 0) > 1 else "the computed values"
+        return {
+            "setup": self.setup,
+            "curves": self.curves,
+            "outcome": self.outcome,
+            "plot_note": plotted,
+            "x_name": "Horizon" if self.words.bandit else "t",
+        }
+
+    def bound_info(self, bound: Series) -> BoundInfo | None:
+        base = bound.name[len(BOUND_PREFIX) :]
+        if base not in self.bounds and INSTANCE_SEP in base:
+            base = base.rsplit(INSTANCE_SEP, 1)[0]
+        return self.bounds.get(base)
+
+    def bound_label(self, bound: Series) -> str:
+        """A dashed curve's legend entry: its name and whether it is an upper or a lower bound."""
+        info = self.bound_info(bound)
+        name = bound.short_label[: -len(bound.suffix)]
+        return f"{name} ({info.kind if info else 'bound'})"
 
     def bound_targets(self, bound: Series) -> set[str] | None:
         """The policy series a bound curve belongs to; None: every series (nothing names them)."""
@@ -222,7 +266,7 @@ def read_plot_csv(path: Path) -> tuple[list[Series], list[str]]:
                 if value is not None:
                     into.setdefault(name, []).append((t, value, _optional(row.get(f"{prefix}_stderr")) or 0.0))
     if skipped:
-        notes.append(f"{skipped} row(s) of {path.name} were not plotted (non-numeric, non-finite or t <= 0)")
+        notes.append(f"{skipped} row(s) of {path.name} were not plotted (not numeric, not finite, or t <= 0).")
     series = []
     for name, rows in by_name.items():
         series.append(_series(name, rows))
@@ -258,6 +302,14 @@ def _spec_runs(spec: dict[str, object]) -> int | None:
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
     return None
+
+
+def _series_runs(spec: dict[str, object]) -> int | None:
+    """Runs of a program's series (recorded per series by the stage) when they all agree."""
+    series = _dict(_dict(spec.get("checked")).get("series"))
+    runs = {m.get("runs") for m in series.values() if isinstance(m, dict)}
+    value = runs.pop() if len(runs) == 1 else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _only_instance(spec: dict[str, object]) -> str:
@@ -309,21 +361,29 @@ def experiment_view(result: ExperimentResult | None, session_dir: Path | None) -
     """None when no experiment completed (the paper then has no experiments section)."""
     if result is None or result.status != "completed":
         return None
+    # result.notes are the stage's internals (validator messages, work units, sandbox details):
+    # they stay in experiment_result.json; the reader gets the sentences of experiment_text.py
+    kind = experiment_kind(result)
     view = ExperimentView(
         status=result.status,
         reason=result.reason,
         checks=list(result.bound_checks),
-        notes=list(result.notes),
+        notes=[],
         csv_name=result.plot_csv,
         y_label=str(
             result.spec.get("metric")
             or result.spec.get("y_label")
             or ("cumulative regret" if result.domain == "mab" else "measured value")
         ),
-        runs=_spec_runs(result.spec),
+        runs=_spec_runs(result.spec) or _series_runs(result.spec),
         default_instance=_only_instance(result.spec),
         bound_series=bound_series(result),
+        kind=kind,
+        bounds=bound_infos(result),
     )
+    view.setup = setup_sentences(result, kind)
+    view.curves = [curve_sentence(info, view.words, view.bound_series.get(name)) for name, info in view.bounds.items()]
+    view.outcome = outcome_sentences(result, view.bounds, view.words)
     if result.plot_csv and session_dir is not None:
         path = Path(session_dir) / Path(result.plot_csv).name
         if path.is_file():
@@ -332,10 +392,10 @@ def experiment_view(result: ExperimentResult | None, session_dir: Path | None) -
                 view.series = [s for s in series if s.metric == REGRET]
                 view.rate_series = [s for s in series if s.metric == BEST_ARM]
                 view.notes.extend(notes)
-            except (OSError, UnicodeDecodeError, csv.Error) as exc:
-                view.notes.append(f"could not read {path.name}: {exc}")
+            except (OSError, UnicodeDecodeError, csv.Error):
+                view.notes.append(f"The plot data ({path.name}) could not be read, so no figure is shown.")
         else:
-            view.notes.append(f"plot data {result.plot_csv} is missing from the session directory")
+            view.notes.append(f"The plot data ({result.plot_csv}) is missing from the session, so no figure is shown.")
     return view
 
 

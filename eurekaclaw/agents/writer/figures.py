@@ -70,7 +70,7 @@ def _bound_entry(s: Series, panel: Panel, view: ExperimentView, colors: dict[str
     color = colors.get(owners[0], "black!75") if owners and len(owners) == 1 else "black!75"
     style = f"color={color}, thick, mark=none, {BOUND_DASHES[k % len(BOUND_DASHES)]}"
     return {
-        "label": s.short_label,
+        "label": view.bound_label(s),
         "style": Tex(style),
         "band": None,
         "data": _table(s.points),
@@ -128,19 +128,24 @@ def _layout(panels: list[dict[str, Any]]) -> None:
         ctx["after"] = Tex("" if last else ("\\hfill" if two and k % 2 == 0 else "\\par\\medskip"))
 
 
-def _bounds_phrase(panels: list[dict[str, Any]]) -> str:
-    """Each bound shown, with the policies it was derived for (in the panels it appears in)."""
+def _bounds_phrase(panels: list[dict[str, Any]], view: ExperimentView) -> str:
+    """Each bound shown, upper or lower, with the policies it was derived for (in the panels it
+    appears in)."""
     owners: dict[str, list[str] | None] = {}
     for ser in (ser for p in panels for ser in p["series"] if "bound" in ser):
         seen = owners.setdefault(ser["bound"], [] if ser["owners"] is not None else None)
         if seen is not None:
             seen.extend(o for o in ser["owners"] if o not in seen)
-    parts = [
-        name + (" (for every policy)" if pols is None else f" (for {', '.join(pols)})" if pols else "")
-        for name, pols in owners.items()
-    ]
+    every = f"every {view.words.series}"
+    parts = []
+    for name, pols in owners.items():
+        info = view.bounds.get(name)
+        kind = info.kind if info else "bound"
+        whom = every if pols is None else ", ".join(pols)
+        parts.append(f"{name} ({kind}" + (f", for {whom})" if whom else ")"))
     head = "dashed: the theoretical bound " if len(parts) == 1 else "dashed: the theoretical bounds "
-    tail = ", each drawn only beside the policies it was derived for" if any(o for o in owners.values()) else ""
+    whom = "policies" if view.words.bandit else "series"
+    tail = f", each drawn only beside the {whom} it was derived for" if any(o for o in owners.values()) else ""
     return head + _join(parts) + tail
 
 
@@ -149,11 +154,15 @@ def _join(parts: list[str]) -> str:
 
 
 def _caption(head: str, view: ExperimentView, panels: list[dict[str, Any]]) -> Tex:
-    caption = head + (f" over {view.runs} runs" if view.runs else " over runs") + " for each policy"
+    runs = f" over {view.runs} runs" if view.runs else " over runs"
+    if view.words.bandit:
+        caption = head + runs + " for each policy"
+    else:  # a program's series: no policies; a deterministic one has no runs to average over
+        caption = head + (runs if view.runs and view.runs > 1 else "") + " for each series"
     if any(ser["band"] for p in panels for ser in p["series"]):
         caption += "; shaded: $\\pm$ one standard error"
     if any("bound" in ser for p in panels for ser in p["series"]):
-        caption += "; " + _bounds_phrase(panels)
+        caption += "; " + _bounds_phrase(panels, view)
         if any(p["clipped"] for p in panels):
             caption += " (cut off where they leave the top of a panel; the bound table has their values)"
     tex = escape_text(caption).replace("\\$\\textbackslash{}pm\\$", "$\\pm$").replace("time t ", "time $t$ ")
@@ -175,6 +184,7 @@ def figures_context(view: ExperimentView) -> tuple[list[dict[str, Any]], list[st
         by_metric.setdefault(panel.metric, []).append(
             {
                 "title": f"instance: {panel.instance}" if panel.instance else "",
+                "x_label": Tex("horizon $t$" if view.words.bandit else "$t$"),
                 "instance": panel.instance,
                 "log_x": panel.log_x,
                 "y_label": panel.y_label,
@@ -196,6 +206,8 @@ def figures_context(view: ExperimentView) -> tuple[list[dict[str, Any]], list[st
             head = "Best-arm rate (fraction of the pulls up to time t that chose an optimal arm), mean"
             label = "fig:best-arm-rate"
         else:
-            head, label = f"Mean {view.y_label}", "fig:experiment"
+            mean = "Mean " if view.words.bandit or (view.runs or 0) > 1 else ""
+            head, label = f"{mean}{view.y_label}", "fig:experiment"
+            head = head[0].upper() + head[1:]
         figures.append({"panels": panels, "caption": _caption(head, view, panels), "label": Tex(label)})
     return figures, notes

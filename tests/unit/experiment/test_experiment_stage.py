@@ -368,3 +368,16 @@ async def test_a_sampled_identity_is_not_reported_with_violations(tmp_path):
     assert result.claim_violation_rates == {"L1": 0.0} and result.alignment_score == 1.0
     [note] = [n for n in result.notes if n.startswith("lemma L1")]
     assert note == "lemma L1: claim sampled, no violation in 4000 samples satisfying the assumptions"
+
+
+async def test_the_record_names_each_known_bounds_source_and_keeps_the_diagnostics(tmp_path):
+    """The paper names where a known bound comes from (Lai-Robbins is a lower bound from 1985);
+    the designer's diagnostics stay in the record's notes (the paper never shows them)."""
+    llm = designer({"instances": "nope"}, {"still": "wrong"})
+    ctx = make_ctx(tmp_path, llm, plugin=MABPlugin())
+    ctx.bus.put_theory_state(theory())
+    await ExperimentStage().run(ctx, InputSpec(mode="prove", statement="x"))
+    result = ctx.bus.get_experiment_result()
+    assert result.spec["bound_sources"]["lai_robbins"].startswith("Lai & Robbins (1985)")
+    assert result.spec["bound_sources"]["ucb1_auer2002"].startswith("Auer, Cesa-Bianchi & Fischer (2002)")
+    assert any(n.startswith("default spec used") for n in result.notes)
