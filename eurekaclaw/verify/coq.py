@@ -1,16 +1,22 @@
 """coq_check_claim: check a model's Coq proof of a lemma's claim, against a statement we generate.
 
 The model supplies a proof script (the tactics between `Proof.` and `Qed.`) and optional helper
-lemmas; the statement comes from the claim (coq_statement.py). Three files are compiled with
-`coqc -q -Q . Eureka` in a fresh temporary directory (formal.py):
+lemmas; a whole-file answer is taken apart into those first (coq_answer.py), and text with a
+refused command (coq_refusals.py: recursion, new types, unchecked tactics, kernel flags, files)
+fails before anything runs. The statement comes from the claim (coq_statement.py). Three files
+are compiled with `coqc -q -Q . Eureka` in a fresh temporary directory, in the sandbox (formal.py):
 
 - EurekaStatement.v (ours): header + `Definition eureka_statement : Prop := <statement>.`
 - EurekaProof.v: header + helpers + `Theorem eureka_claim : <statement>.` + `Proof.` script `Qed.`
 - EurekaGate.v (ours): `Require`s the statement, binds it to a local name, then `Require`s the
   proof WITHOUT importing it (so none of its notations, definitions or `Local` overrides apply),
-  proves `eureka_checked : eureka_statement` with `exact Eureka.EurekaProof.eureka_claim` (the
-  kernel checks the two statements are convertible: whatever the helpers redefined, the theorem
-  accepted is the generated one) and runs `Print Assumptions eureka_checked`.
+  proves `eureka_checked : eureka_statement` with `exact (@Eureka.EurekaProof.eureka_claim)`
+  (the kernel checks the two statements are convertible: whatever the helpers redefined, the
+  theorem accepted is the generated one) and runs `Print Assumptions eureka_checked`.
+
+Where coqchk is installed, the three compiled files are then re-checked by it (same sandbox) and
+the verdict is "passed" only if it accepts them and reports nothing unsafe; the result's
+`rechecked_by` says so, and its detail says when coqchk was not run.
 
 Allow-list, determined empirically with Coq 8.16.1 (Debian's `coq`): a Reals proof using
 lra/nra/Psatz depends on ClassicalDedekindReals.sig_forall_dec and
@@ -25,19 +31,21 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
-from functools import lru_cache
 from pathlib import Path
 
 from eurekaclaw.types.artifacts import CheckResult, Claim
+from eurekaclaw.verify.coq_answer import describe, split_coq_answer, unclosed
+from eurekaclaw.verify.coq_refusals import coq_prefix, coqlib, refusals, require_problems
 from eurekaclaw.verify.formal import (
     GATE_MODULE,
+    MAX_DETAIL_CHARS,
     PROOF_MODULE,
     STATEMENT_MODULE,
     ClaimFiles,
     LexError,
     ProofRejected,
     Prover,
+    Recheck,
     blank_coq,
     check_claim_proof,
     find_forbidden,
@@ -55,118 +63,15 @@ COQ_ALLOWED_AXIOMS = frozenset(
 )
 LIBRARY = "Eureka"
 
-# Commands that admit, declare axioms, weaken the kernel, or touch files, paths and plugins.
-_FORBIDDEN: tuple[tuple[str, str], ...] = (
-    (r"\bAdmitted\b", "Admitted"),
-    (r"\badmit\b", "admit"),
-    (r"\bgive_up\b", "give_up"),
-    (r"\bAxioms?\b", "Axiom"),
-    (r"\bParameters?\b", "Parameter"),
-    (r"\bConjectures?\b", "Conjecture"),
-    (r"\bAdmit\s+Obligations\b", "Admit Obligations"),
-    (r"\bPrimitive\b", "Primitive"),
-    (r"\bRegister\b", "Register"),
-    (r"\bDeclare\b", "Declare (ML Module, Module, Instance, ...)"),
-    (r"\bModule\b", "Module"),
-    (r"\bInclude\b", "Include"),
-    (r"\bUnset\s+[\w ]*?Check", "a disabled kernel check"),
-    (r"\bTyping\s+Flags\b", "Typing Flags"),
-    (r"\bbypass_check\b", "bypass_check"),
-    (r"\bLoad\b", "Load"),
-    (r"\bRedirect\b", "Redirect"),
-    (r"\bExtract(?:ion)?\b", "Extraction"),
-    (r"\bCd\b", "Cd"),
-    (r"\bAdd\s+(?:Rec\s+)?(?:ML\s+)?(?:LoadPath|Path)\b", "Add LoadPath"),
-    (r"\bDrop\b", "Drop"),
-    (r"\bLocate\s+(?:File|Library)\b", "Locate File"),
-)
 # The script runs inside our `Proof. ... Qed.`; ending the proof itself is not its job.
 _SCRIPT_FORBIDDEN: tuple[tuple[str, str], ...] = (
     (r"\b(?:Qed|Defined|Save|Abort|Admitted)\b", "a command that ends the proof (Qed/Defined/Save/Abort)"),
 )
-_SCOPE = re.compile(r"\b(Section|End)\s+([A-Za-z_][A-Za-z0-9_']*)|\b(Hypothes[ie]s|Variables?|Context)\b")
-# To the end of the sentence, or of the text (an unfinished sentence is checked all the same).
-_REQUIRE = re.compile(r"(?:\bFrom\s+(\S+)\s+)?\bRequire\b(.*?)(?:\.(?=\s|$)|\Z)", re.S)
 
 
 def _forbidden(text: str) -> list[str]:
-    hits = find_forbidden(text, _FORBIDDEN)
-    # Hypothesis/Variable/Context are fine inside a Section (they become premises of the
-    # theorems when it closes); anywhere else they are axioms.
-    stack: list[str] = []
-    for m in _SCOPE.finditer(text):
-        kind, name, local = m.group(1), m.group(2), m.group(3)
-        if kind == "End" and name in stack:
-            while stack.pop() != name:
-                pass
-        elif kind == "Section":
-            stack.append(name)
-        elif local and not stack:
-            hits.append(f"{local} outside a Section (line {text.count(chr(10), 0, m.start()) + 1})")
-    return hits + _require_problems(text)
-
-
-# --------------------------------------------------------------------------------------------
-# Require: the standard library only
-# --------------------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=1)
-def _coqlib() -> Path | None:
-    if shutil.which("coqc") is None:
-        return None
-    try:
-        out = subprocess.run(["coqc", "-where"], capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
-
-
-@lru_cache(maxsize=4)
-def _module_suffixes(root: Path | None) -> frozenset[str]:
-    """Every dotted suffix of the logical names of the compiled libraries under `root`
-    (theories/Reals/Rpower.vo gives Rpower and Reals.Rpower)."""
-    if root is None or not root.is_dir():
-        return frozenset()
-    out: set[str] = set()
-    for vo in root.rglob("*.vo"):
-        parts = vo.relative_to(root).with_suffix("").parts
-        out.update(".".join(parts[i:]) for i in range(len(parts)))
-    return frozenset(out)
-
-
-def _stdlib_module(name: str) -> bool:
-    """Whether `Require <name>` loads a standard-library file: `Coq.`-qualified, or a short name
-    found under <coqlib>/theories and nowhere in user-contrib (where other packages live)."""
-    if name.startswith("Coq."):
-        return True
-    lib = _coqlib()
-    if lib is None:
-        return False
-    return name in _module_suffixes(lib / "theories") and name not in _module_suffixes(lib / "user-contrib")
-
-
-def _require_problems(text: str) -> list[str]:
-    problems = []
-    for m in _REQUIRE.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
-        prefix, rest = m.group(1), m.group(2)
-        words = rest.split()
-        while words and words[0] in ("Import", "Export"):
-            words = words[1:]
-        if prefix is not None and prefix != "Coq" and not prefix.startswith("Coq."):
-            problems.append(f"From {prefix} Require (line {line}; only the standard library, From Coq, may be loaded)")
-            continue
-        bad = [
-            w
-            for w in words
-            if not re.fullmatch(r"[A-Za-z_][\w'.]*", w) or not _stdlib_module(f"{prefix}.{w}" if prefix else w)
-        ]
-        if bad or not words:
-            problems.append(
-                f"Require of {' '.join(bad) or 'nothing'} (line {line}; only standard-library modules may be loaded)"
-            )
-    return problems
+    """Every refusal in `text` (comments and strings blanked), the Require allow-list included."""
+    return refusals(text) + require_problems(text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -229,7 +134,9 @@ def coq_files(statement: str, helpers: str, script: str) -> ClaimFiles:
         f"Definition eureka_target : Prop := {LIBRARY}.{STATEMENT_MODULE}.eureka_statement.\n"
         f"Require {LIBRARY}.{PROOF_MODULE}.\n"
         "Theorem eureka_checked : eureka_target.\n"
-        f"Proof. exact {LIBRARY}.{PROOF_MODULE}.eureka_claim. Qed.\n"
+        # Every argument explicit (`@`): an honest helper file may `Set Implicit Arguments`,
+        # which would make the theorem's variables implicit and `exact` insert evars for them.
+        f"Proof. exact (@{LIBRARY}.{PROOF_MODULE}.eureka_claim). Qed.\n"
         # Global printing options set in the proof's library survive a Require: reset them.
         "Unset Printing All.\nSet Printing Width 1000.\n"
         "Print Assumptions eureka_checked.\n"
@@ -257,9 +164,9 @@ def _environment(work: Path) -> dict[str, str]:
 
 def _sandbox_paths() -> tuple[str, ...]:
     """What coqc needs besides /usr: its installation prefix and the library (read-only)."""
-    exe = shutil.which("coqc")
-    paths = [str(Path(os.path.realpath(exe)).parent.parent)] if exe else []
-    lib = _coqlib()
+    prefix = coq_prefix()
+    paths = [prefix] if prefix else []
+    lib = coqlib()
     if lib is not None:
         paths.append(str(lib))
     # findlib's configuration (coqc loads its plugins through it); no secrets in it
@@ -271,37 +178,72 @@ def _result(verdict: str, detail: str) -> CheckResult:
     return CheckResult(checker="coq", verdict=verdict, detail=detail, version=coq_version())  # type: ignore[arg-type]
 
 
+def _scan(parts: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...], *, requires: bool) -> list[str]:
+    """The refusals in each (name, text, extra patterns) part, Requires only when `requires`
+    (the stdlib allow-list needs the Coq installation to read)."""
+    hits: list[str] = []
+    for part, text, extra in parts:
+        try:
+            blanked = blank_coq(text)
+        except LexError as exc:
+            hits.append(f"{exc} in the {part}")
+            continue
+        found = refusals(blanked) + find_forbidden(blanked, extra)
+        if requires:
+            found += require_problems(blanked)
+        hits += [f"{hit} in the {part}" for hit in found]
+    return hits
+
+
+def _answer_parts(proof_script: str, helpers: str) -> tuple[str, str, str]:
+    """(helpers, script, note): a whole-file answer taken apart (coq_answer), else the script
+    without our own Proof./Qed."""
+    if (name := unclosed(split_coq_answer(helpers))) is not None:
+        raise ProofRejected(
+            "failed", f"rejected before compiling: {name} in the helpers is not closed by Qed or Defined"
+        )
+    answer = split_coq_answer(proof_script)
+    if not answer.changed:
+        return helpers, _strip_script(proof_script), ""
+    if (name := unclosed(answer)) is not None:
+        raise ProofRejected("failed", f"rejected before compiling: {name} is not closed by Qed or Defined")
+    joined = "\n".join(p for p in (answer.requires, helpers.strip("\n"), answer.helpers) if p.strip())
+    return joined, _strip_script(answer.script), describe(answer)
+
+
 def coq_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeout_s: float = 60.0) -> CheckResult:
     """passed only if coqc proves the statement generated from `claim` with `proof_script`
     (tactics, run between our `Proof.` and `Qed.`) after `helpers` (lemmas and definitions placed
-    before the theorem), using no axiom outside COQ_ALLOWED_AXIOMS. A claim without a Coq
+    before the theorem), using no axiom outside COQ_ALLOWED_AXIOMS, and (where it is installed)
+    coqchk accepts the compiled files. A whole-file answer is taken apart first (coq_answer).
+    Forbidden commands (coq_refusals) are "failed" before anything runs; a claim without a Coq
     translation is "skipped"; no coqc is "no_checker"; a timeout is "unknown"; a wrong or
     rejected proof is "failed" with the reason (compiler messages included, for the Refiner)."""
+    try:
+        helpers, script, taken_apart = _answer_parts(proof_script, helpers)
+    except ProofRejected as exc:
+        return _result(exc.verdict, exc.detail)
+    parts = (("helpers", helpers, ()), ("script", script, _SCRIPT_FORBIDDEN))
+    hits = _scan(parts, requires=False)
+    if hits:
+        return _result("failed", "rejected before compiling: " + ", ".join(hits))
     if shutil.which("coqc") is None:
         return _result("no_checker", "coqc is not on PATH")
     from eurekaclaw.tools import sandbox
 
     if not sandbox.status().available:
         return _result("no_checker", f"Coq checks are off: coqc runs only in the sandbox ({sandbox.status().reason})")
+    hits = _scan(parts, requires=True)
+    if hits:
+        return _result("failed", "rejected before compiling: " + ", ".join(hits))
     # Imported here: the translator pulls in sympy, which `eurekaclaw doctor` does not need.
     from eurekaclaw.verify.coq_statement import coq_statement
     from eurekaclaw.verify.coq_terms import CoqUntranslatable
 
-    script = _strip_script(proof_script)
     try:
         statement = statement_for_proof(claim, coq_statement, CoqUntranslatable, "Coq", script, helpers)
     except ProofRejected as exc:
         return _result(exc.verdict, exc.detail)
-    hits: list[str] = []
-    for part, text, extra in (("helpers", helpers, ()), ("script", script, _SCRIPT_FORBIDDEN)):
-        try:
-            blanked = blank_coq(text)
-        except LexError as exc:
-            hits.append(f"{exc} in the {part}")
-            continue
-        hits += [f"{hit} in the {part}" for hit in _forbidden(blanked) + find_forbidden(blanked, extra)]
-    if hits:
-        return _result("failed", "rejected before compiling: " + ", ".join(hits))
     prover = Prover(
         checker="coq",
         executable="coqc",
@@ -311,8 +253,54 @@ def coq_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeo
         allowed=COQ_ALLOWED_AXIOMS,
         env=_environment,
         sandbox_paths=_sandbox_paths(),
+        recheck=_coqchk(),
+        recheck_missing="coqchk was not run (not installed): the proof rests on coqc alone",
     )
-    return check_claim_proof(prover, coq_files(statement, helpers, script), timeout_s=timeout_s)
+    result = check_claim_proof(prover, coq_files(statement, helpers, script), timeout_s=timeout_s)
+    if taken_apart:
+        result = result.model_copy(update={"detail": f"{result.detail}\n({taken_apart})"[:MAX_DETAIL_CHARS]})
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# coqchk: the compiled files re-checked by Coq's independent checker
+# --------------------------------------------------------------------------------------------
+
+# Sections of `coqchk -o` that must be empty: anything there escaped the kernel's checks.
+_COQCHK_SECTIONS = (
+    "Constants/Inductives relying on type-in-type",
+    "Constants/Inductives relying on unsafe (co)fixpoints",
+    "Inductives whose positivity is assumed",
+)
+
+
+def _parse_coqchk(output: str) -> list[str]:
+    """Problems in coqchk's context summary: a missing summary, an impredicative Set, or any
+    entry under the unsafe sections."""
+    problems = []
+    if "CONTEXT SUMMARY" not in output:
+        problems.append("coqchk printed no context summary")
+    if "Set is predicative" not in output:
+        problems.append("coqchk did not report a predicative Set")
+    for section in _COQCHK_SECTIONS:
+        m = re.search(re.escape(section) + r":\s*(\S.*)", output)
+        if m is None or m.group(1).strip() != "<none>":
+            problems.append(f"coqchk: {section}: {m.group(1).strip() if m else 'section missing'}")
+    return problems
+
+
+def _coqchk() -> Recheck | None:
+    """coqchk on the three compiled modules (their dependencies, the stdlib, are admitted:
+    they were compiled by the distribution), or None when coqchk is not installed."""
+    if shutil.which("coqchk") is None:
+        return None
+    modules = [arg for m in (STATEMENT_MODULE, PROOF_MODULE, GATE_MODULE) for arg in ("-norec", f"{LIBRARY}.{m}")]
+    version = coq_version()
+    return Recheck(
+        label=f"coqchk {version}" if version else "coqchk",
+        argv=lambda work: ["coqchk", "-silent", "-o", "-Q", ".", LIBRARY, *modules],
+        parse=_parse_coqchk,
+    )
 
 
 def coq_version() -> str | None:

@@ -14,7 +14,9 @@ The project writes the statement, the model writes only the proof. A check is:
      model's theorem (the kernel checks the two are convertible) and prints the axioms that
      proof depends on;
 3. the axiom report must name nothing outside the allow-list; anything unexpected in it fails
-   the check (fail closed).
+   the check (fail closed);
+4. where the prover has an independent checker (Coq's coqchk), it re-checks the compiled files
+   in the same sandbox, and the verdict is "passed" only if it accepts them too.
 """
 
 from __future__ import annotations
@@ -297,6 +299,15 @@ def find_forbidden(text: str, patterns: tuple[tuple[str, str], ...]) -> list[str
 
 
 @dataclass(frozen=True)
+class Recheck:
+    """An independent checker run on the compiled files after the gate passed."""
+
+    label: str  # e.g. "coqchk 8.16.1", recorded in CheckResult.rechecked_by
+    argv: Callable[[Path], list[str]]  # work dir → command
+    parse: Callable[[str], list[str]]  # its output → problems (empty: accepted)
+
+
+@dataclass(frozen=True)
 class Prover:
     checker: str  # "coq" | "lean"
     executable: str  # must be on PATH
@@ -307,6 +318,8 @@ class Prover:
     cwd: Path | None = None  # where to run (None: the work dir)
     env: Callable[[Path], dict[str, str] | None] | None = None  # work dir → environment
     sandbox_paths: tuple[str, ...] | None = None  # run in the bubblewrap sandbox with these read-only
+    recheck: Recheck | None = None  # an independent checker of the compiled files, when installed
+    recheck_missing: str = ""  # what the detail says when there is none ("" for provers without one)
 
 
 @dataclass(frozen=True)
@@ -318,15 +331,19 @@ class ClaimFiles:
 
 def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> CheckResult:
     """Compile statement and proof (concurrently), then the gate; passed only when the gate
-    compiles and its axiom report names nothing outside `prover.allowed`."""
+    compiles, its axiom report names nothing outside `prover.allowed` and the prover's
+    independent re-check (if any) accepts the compiled files."""
 
-    def result(verdict: CheckVerdict, detail: str, seconds: float | None = None) -> CheckResult:
+    def result(
+        verdict: CheckVerdict, detail: str, seconds: float | None = None, recheck: str | None = None
+    ) -> CheckResult:
         return CheckResult(
             checker=prover.checker,
             verdict=verdict,
             detail=detail[:MAX_DETAIL_CHARS],
             version=prover.version,
             seconds=None if seconds is None else round(seconds, 3),
+            rechecked_by=recheck,
         )
 
     (stmt_name, _), (proof_name, _), (gate_name, _) = job.files.items()
@@ -344,9 +361,9 @@ def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> C
             (work / name).write_text(text, encoding="utf-8")
         env = prover.env(work) if prover.env else None
 
-        def run(name: str) -> ToolRun:
+        def run(argv: list[str]) -> ToolRun:
             return run_tool(
-                prover.argv(work, name),
+                argv,
                 cwd=prover.cwd or work,
                 timeout_s=deadline - time.monotonic(),
                 env=env,
@@ -355,7 +372,8 @@ def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> C
 
         try:
             with ThreadPoolExecutor(max_workers=2) as pool:
-                stmt_future, proof_future = pool.submit(run, stmt_name), pool.submit(run, proof_name)
+                stmt_future = pool.submit(run, prover.argv(work, stmt_name))
+                proof_future = pool.submit(run, prover.argv(work, proof_name))
                 stmt, proof = stmt_future.result(), proof_future.result()
         except OSError as exc:
             return result("error", f"could not run {prover.executable}: {exc}")
@@ -374,7 +392,7 @@ def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> C
             return result(
                 "failed", f"{prover.executable} rejected the proof{note}:\n{_tidy(proof.output, tmp).strip()}", seconds
             )
-        gate = run(gate_name)
+        gate = run(prover.argv(work, gate_name))
         seconds += gate.seconds
         if gate.timed_out:
             return result("unknown", "timeout while linking the proof to the generated statement", seconds)
@@ -384,17 +402,46 @@ def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> C
                 f"the proof does not prove the generated statement {job.statement}:\n{_tidy(gate.output, tmp).strip()}",
                 seconds,
             )
-    axioms, problems = prover.parse_report(gate.output)
-    extra = sorted(set(axioms) - prover.allowed)
-    if extra:
-        problems = [f"depends on axioms outside the allow-list: {', '.join(extra)}", *problems]
-    if problems:
-        return result("failed", "; ".join(problems), seconds)
+        axioms, problems = _report(prover, gate.output)
+        if problems:
+            return result("failed", "; ".join(problems), seconds)
+        recheck_note = prover.recheck_missing
+        if prover.recheck is not None:
+            again = run(prover.recheck.argv(work))
+            seconds += again.seconds
+            failure = _recheck_failure(prover.recheck, again, tmp)
+            if failure is not None:
+                return result(failure[0], failure[1], seconds)
+            recheck_note = f"{prover.recheck.label} re-checked the compiled files"
     used = sorted(set(axioms))
     detail = f"{prover.executable} checked the generated statement {job.statement}; " + (
         f"axioms used (all allowed): {', '.join(used)}" if used else "no axioms used"
     )
-    return result("passed", detail, seconds)
+    if recheck_note:
+        detail += f"; {recheck_note}"
+    return result("passed", detail, seconds, prover.recheck.label if prover.recheck is not None else None)
+
+
+def _report(prover: Prover, output: str) -> tuple[list[str], list[str]]:
+    """(axioms, problems) of the gate's axiom report, axioms outside the allow-list first."""
+    axioms, problems = prover.parse_report(output)
+    extra = sorted(set(axioms) - prover.allowed)
+    if extra:
+        problems = [f"depends on axioms outside the allow-list: {', '.join(extra)}", *problems]
+    return axioms, problems
+
+
+def _recheck_failure(recheck: Recheck, run: ToolRun, tmp: str) -> tuple[CheckVerdict, str] | None:
+    """(verdict, detail) when the independent re-check did not accept the files, else None."""
+    if run.timed_out:
+        return "unknown", f"timeout while {recheck.label} re-checked the compiled proof"
+    trouble = recheck.parse(run.output)
+    if run.returncode != 0 or trouble:
+        detail = "; ".join(trouble) or _tidy(run.output, tmp).strip()[-1500:]
+        if run.returncode != 0:
+            detail = f"{_tidy(run.output, tmp).strip()[-1500:]}\n{detail}"
+        return "failed", f"{recheck.label} rejected the compiled proof: {detail}"
+    return None
 
 
 def _tidy(output: str, tmp: str) -> str:

@@ -17,7 +17,12 @@ Lean imports bring in everything a module declares, so the model's text may not 
 syntax or elaborators (macro, syntax, notation, elab, attributes outside a small allow-list,
 export, set_option outside an allow-list) — otherwise it could rewrite the gate's commands.
 The proof may depend only on Lean's three standard axioms; sorryAx (sorry), Lean.ofReduceBool
-(native_decide) and anything declared with `axiom` fail.
+(native_decide) and anything declared with `axiom` fail. Refused before Lean runs, as for Coq:
+sorry/admit, axiom, unsafe and partial definitions, implemented_by/extern, opaque,
+native_decide and native `decide`, `decide := true`, kernel-skipping options
+(debug.skipKernelTC: every set_option outside a small allow-list) and meta-programming.
+A whole-file answer (`import Mathlib`, `theorem NAME ... := by ...`) is taken apart first
+(lean_answer.py).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from pathlib import Path
 from eurekaclaw.types.artifacts import CheckResult, Claim
 from eurekaclaw.verify.formal import (
     GATE_MODULE,
+    MAX_DETAIL_CHARS,
     PROOF_MODULE,
     STATEMENT_MODULE,
     ClaimFiles,
@@ -42,6 +48,7 @@ from eurekaclaw.verify.formal import (
     statement_for_proof,
     tool_version,
 )
+from eurekaclaw.verify.lean_answer import describe, split_lean_answer
 
 LEAN_ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 
@@ -64,6 +71,12 @@ _FORBIDDEN: tuple[tuple[str, str], ...] = (
     (r"\bexport\b", "export"),
     (r"\bimport\b", "import"),
     (r"\bopaque\b", "opaque"),
+    (r"\bpartial\b", "partial (a definition the kernel does not check)"),
+    (r"\bnative_decide\b|\bofReduce(?:Bool|Nat)\b", "native_decide (trusts the compiler)"),
+    (r"\bnative\s*:=\s*true\b|\+native\b", "decide with native evaluation"),
+    (r"\bdecide\s*:=\s*true\b", "decide := true"),
+    (r"\bdebug\.skipKernelTC\b", "debug.skipKernelTC (skips the kernel)"),
+    (r"\bLean\.(?:Elab|Meta|Compiler|Environment|Kernel)\b", "meta-programming (Lean.Elab/Meta/Kernel)"),
 )
 _SAFE_ATTRIBUTES = frozenset(
     {
@@ -177,7 +190,10 @@ def lean_check_claim(
         return _result("error", f"{project} is not a Lake project (no lakefile)")
     from eurekaclaw.verify.lean_statement import LeanUntranslatable, lean_statement
 
-    script = _strip_script(proof_script)
+    answer = split_lean_answer(proof_script)
+    if answer.changed:  # a whole file: its theorems become helpers, the script closes from them
+        helpers = "\n\n".join(p for p in (helpers.strip("\n"), answer.helpers) if p.strip())
+    script = _strip_script(answer.script if answer.changed else proof_script)
     try:
         statement = statement_for_proof(claim, lean_statement, LeanUntranslatable, "Lean", script, helpers)
     except ProofRejected as exc:
@@ -212,4 +228,7 @@ def lean_check_claim(
         cwd=project,
         env=env,
     )
-    return check_claim_proof(prover, lean_files(statement, helpers, script), timeout_s=timeout_s)
+    result = check_claim_proof(prover, lean_files(statement, helpers, script), timeout_s=timeout_s)
+    if answer.changed:
+        result = result.model_copy(update={"detail": f"{result.detail}\n({describe(answer)})"[:MAX_DETAIL_CHARS]})
+    return result

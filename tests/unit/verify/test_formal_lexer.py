@@ -48,6 +48,34 @@ FORBIDDEN_COMMANDS = [
     ("Hypothesis h : False.", "Hypothesis outside a Section"),
     ("Variable v : False.", "Variable outside a Section"),
     ("Context (c : False).", "Context outside a Section"),
+    # recursion, new types and unchecked tactics: the routes of Coq 8.16's known kernel bugs
+    ("Fixpoint f (n : nat) : False := f n.", "Fixpoint"),
+    ("CoFixpoint s : nat := s.", "Fixpoint"),
+    ("Definition d := fix f (n : nat) : nat := n.", "fix/cofix"),
+    ("Lemma l : nat -> False. Proof. fix f 1. Qed.", "fix/cofix"),
+    ("Definition s := cofix f : nat := f.", "fix/cofix"),
+    ("Inductive t := A.", "Inductive"),
+    ("CoInductive t := A.", "Inductive"),
+    ("Variant t := A.", "Variant"),
+    ("Record r := { a : nat }.", "Record"),
+    ("Structure r := { a : nat }.", "Structure"),
+    ("Class c := { a : nat }.", "Class"),
+    ("Instance i : c := {}.", "Instance"),
+    ("Existing Instance i.", "Instance"),
+    ("Canonical Structure s.", "Canonical"),
+    ("Program Definition p : nat := _.", "Program"),
+    ("Function f (n : nat) : nat := n.", "Function"),
+    ("Equations f (n : nat) : nat := f n := n.", "Equations"),
+    ("Lemma l : False. Proof. exact_no_check I. Qed.", "_no_check"),
+    ("Lemma l : False. Proof. change_no_check True. exact I. Qed.", "_no_check"),
+    ("Lemma l : False. Proof. vm_cast_no_check I. Qed.", "_no_check"),
+    ("Lemma l : False. Proof. native_cast_no_check I. Qed.", "_no_check"),
+    ("Lemma l : 1 = 1. Proof. native_compute. reflexivity. Qed.", "native_compute"),
+    ("Set Universe Polymorphism.", "universe"),
+    ("Unset Strict Universe Declaration.", "Strict Universe"),
+    ("Set Definitional UIP.", "SProp"),
+    ("Set Typing Flags.", "Typing Flags"),
+    ("Set Guard Checking.", "only printing and proof-style options"),
 ]
 
 # Each prefix is closed by Coq before the command, so the command is live code.
@@ -179,9 +207,19 @@ def test_lexer_agrees_with_coqc(prefix: str, tmp_path) -> None:
         ("@[implemented_by foo] def f := 1\n", "implemented_by"),
         ("@[command_elab foo] def f := 1\n", "command_elab"),
         ("export Foo (eureka_statement)\n", "export"),
+        ("partial def f : Nat → Nat := f\n", "partial"),
+        ("example : 2 + 2 = 4 := by native_decide\n", "native_decide"),
+        ("example : 2 + 2 = 4 := by decide +native\n", "native"),
+        ("example : 2 + 2 = 4 := by simp (config := {decide := true})\n", "decide := true"),
+        ("set_option debug.skipKernelTC true in\ntheorem t : False := sorry\n", "skipKernelTC"),
+        ("@[implemented_by g] def f : Nat := 0\n", "implemented_by"),
+        ("opaque c : Nat\n", "opaque"),
+        ("axiom a : False\n", "axiom"),
+        ("open Lean.Elab in\ndef x := 1\n", "meta-programming"),
     ],
 )
 def test_lean_forbidden(source: str, word: str) -> None:
+    """Each refused Lean construct is found."""
     hits = lean_forbidden(blank_lean(source))
     assert any(word in hit for hit in hits), hits
 
@@ -195,3 +233,25 @@ def test_lean_comments_are_skipped_and_unterminated_rejected() -> None:
     for bad in ("/- never closed", 'def s := "never closed'):
         with pytest.raises(LexError):
             blank_lean(bad)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Set Implicit Arguments.",
+        "Global Set Printing All.\nSet Printing Width 80.",
+        'Set Warnings "-notation-overridden".',
+        "Lemma l (A : Set) (f : Set -> Set) : True. Proof. exact I. Qed.",
+        "Lemma fix_point_free (x : R) : x = x. Proof. auto using eq_refl. Qed.",
+        "Section S. Variable x : R. Hypothesis H : 0 < x. Lemma l : 0 < x. Proof. exact H. Qed. End S.",
+        "Ltac finish := lra.\nHint Resolve Rle_refl : real.\nOpaque Rdiv.",
+        "Definition sq (x : R) := x * x.\nArguments sq x : simpl never.",
+        'Notation "x ²" := (x * x) (at level 1).',
+        "Lemma l : 1 = 1. Proof. vm_compute. reflexivity. Qed.",
+    ],
+)
+def test_honest_text_is_not_refused(text: str) -> None:
+    """Options, identifiers and commands an honest Reals proof uses pass the scan."""
+    from eurekaclaw.verify.coq_refusals import refusals
+
+    assert refusals(blank_coq(text)) == []

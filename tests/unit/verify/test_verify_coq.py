@@ -89,6 +89,54 @@ def test_tricks_do_not_prove_a_false_claim(coqc: str, claim: Claim, helpers: str
     assert result.verdict == "failed" and why in result.detail, result.detail
 
 
+def test_honest_helpers_with_implicit_arguments_pass(coqc: str) -> None:
+    """`Set Implicit Arguments` (with maximal insertion) in the helpers makes the gate's theorem's
+    variable `n` implicit; `exact Eureka.EurekaProof.eureka_claim` would insert an evar for it and
+    fail. The gate applies it with every argument explicit (`exact (@...)`), so it links."""
+    claim = Claim(variables=[ClaimVariable(name="n", domain="natural", low=1)], conclusion="1/n <= 1")
+    helpers = "Set Implicit Arguments.\nSet Maximal Implicit Insertion."
+    script = "intros n Hn. apply le_INR in Hn. simpl in Hn. unfold Rdiv. rewrite Rmult_1_l, <- Rinv_1.\n"
+    script += "apply Rinv_le_contravar; lra."
+    result = coq_check_claim(claim, script, helpers=helpers, timeout_s=120)
+    assert result.verdict == "passed", result.detail
+
+
+def test_coqchk_rechecks_a_passed_proof_where_installed(coqc: str) -> None:
+    import shutil
+
+    result = coq_check_claim(HALF, "intros x Hx. lra.", timeout_s=120)
+    assert result.verdict == "passed", result.detail
+    if shutil.which("coqchk"):
+        assert result.rechecked_by == f"coqchk {result.version}" and "coqchk" in result.detail
+    else:
+        assert result.rechecked_by is None and "coqchk was not run" in result.detail
+
+
+def test_without_coqchk_formal_stays_possible_and_says_so(coqc: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from eurekaclaw.verify import coq as coq_module
+
+    monkeypatch.setattr(coq_module, "_coqchk", lambda: None)
+    result = coq_check_claim(HALF, "intros x Hx. lra.", timeout_s=120)
+    assert result.verdict == "passed" and result.rechecked_by is None
+    assert result.detail.endswith("coqchk was not run (not installed): the proof rests on coqc alone")
+
+
+def test_coqchk_summary_parser() -> None:
+    from eurekaclaw.verify.coq import _parse_coqchk
+
+    clean = (
+        "\nCONTEXT SUMMARY\n===============\n\n* Theory: Set is predicative\n  \n* Axioms:\n    Coq.Logic.X.y\n  \n"
+        "* Constants/Inductives relying on type-in-type: <none>\n  \n"
+        "* Constants/Inductives relying on unsafe (co)fixpoints: <none>\n  \n"
+        "* Inductives whose positivity is assumed: <none>\n"
+    )
+    assert _parse_coqchk(clean) == []
+    unsafe = clean.replace("unsafe (co)fixpoints: <none>", "unsafe (co)fixpoints:\n    Eureka.EurekaProof.f")
+    assert any("Eureka.EurekaProof.f" in p for p in _parse_coqchk(unsafe))
+    assert _parse_coqchk(clean.replace("Set is predicative", "Set is impredicative"))
+    assert _parse_coqchk("")  # no summary at all fails closed
+
+
 def test_printing_options_in_the_proof_cannot_forge_the_report(coqc: str) -> None:
     helpers = "Global Set Printing All.\nGlobal Set Printing Width 5.\nGlobal Unset Printing Notations."
     result = coq_check_claim(HALF, "intros x Hx. lra.", helpers=helpers, timeout_s=120)
@@ -113,17 +161,23 @@ def test_axiom_from_a_library_fails_the_gate(coqc: str) -> None:
         ("Axiom cheat : forall P : Prop, P.", "apply cheat.", "Axiom"),
         ("Parameter p : False.", "destruct p.", "Parameter"),
         ("Hypothesis h : False.", "destruct h.", "Hypothesis outside a Section"),
-        ("", "intros x Hx. lra. Qed.\nTheorem eureka_claim' : True. Proof. exact I.", "ends the proof"),
-        ("", "exact I. Defined.\nLemma again : True. Proof.", "ends the proof"),
+        ("", "intros x Hx. lra. Qed.\nTheorem eureka_claim' : True. Proof. exact I.", "not closed by Qed"),
+        ("", "exact I. Defined.\nLemma again : True. Proof.", "not closed by Qed"),
+        ("", "intros x Hx. lra. Abort.", "ends the proof"),
         ("Module M.\nTheorem eureka_claim : True. Proof. exact I. Qed.\nEnd M.", "lra.", "Module"),
         ('(* " *) " *) Load evil.', "lra.", "Load"),
         ("Require Import Eureka.EurekaStatement.", "lra.", "Require of Eureka.EurekaStatement"),
         ("From Ltac2 Require Import Ltac2.", "lra.", "From Ltac2 Require"),
         ("", "(* never closed", "unterminated comment"),
         ("Unset Guard Checking.", "lra.", "disabled kernel check"),
+        ("Fixpoint f (n : nat) : nat := 0.", "lra.", "Fixpoint"),
+        ("", "intros. change_no_check False. lra.", "_no_check"),
+        ("Lemma l : True.\nProof. exact I.", "lra.", "not closed by Qed"),
     ],
 )
-def test_forbidden_proofs_are_rejected_before_compiling(coqc: str, helpers: str, script: str, word: str) -> None:
+def test_forbidden_proofs_are_rejected_before_compiling(helpers: str, script: str, word: str) -> None:
+    if "Require" in word:
+        require_tool("coqc")  # the stdlib allow-list reads the installation
     result = coq_check_claim(FALSE, script, helpers=helpers)
     assert result.verdict == "failed" and "before compiling" in result.detail
     assert word in result.detail, result.detail
@@ -157,7 +211,7 @@ def test_files_put_the_statement_in_our_files_and_the_proof_in_its_own() -> None
     assert proof.rstrip().endswith("intros x Hx. lra.\nQed.")
     # the target is bound before the model's library is loaded, which is never imported
     assert gate.index("Definition eureka_target") < gate.index("Require Eureka.EurekaProof.")
-    assert "Import" not in gate and "exact Eureka.EurekaProof.eureka_claim" in gate
+    assert "Import" not in gate and "exact (@Eureka.EurekaProof.eureka_claim)" in gate
     assert gate.rstrip().endswith("Print Assumptions eureka_checked.")
 
 
@@ -210,3 +264,18 @@ def test_coqc_runs_in_the_sandbox_and_cannot_write_outside(tmp_path):
         assert (work / "inside.out").exists(), run.output  # coqc did run and could write its own dir
     assert run.returncode != 0 and "escaped" in run.output  # the outside path does not exist in there
     assert not list(tmp_path.glob("escaped*")), run.output
+
+
+def test_the_prompts_example_answer_passes(coqc: str) -> None:
+    """The example answer the prover's prompt shows is a correct one."""
+    import re
+    from pathlib import Path
+
+    import eurekaclaw
+
+    template = (Path(eurekaclaw.__file__).parent / "templates" / "prompts" / "theory_prover.j2").read_text()
+    helpers = re.search(r'formal_helpers: "(.*)"', template).group(1).replace("\\n", "\n")  # type: ignore[union-attr]
+    script = re.search(r'formal_proof: "(.*)"', template).group(1)  # type: ignore[union-attr]
+    claim = Claim(variables=[ClaimVariable(name="x", domain="interval", low=0, high=1)], conclusion="x^2 <= x")
+    result = coq_check_claim(claim, script, helpers=helpers, timeout_s=120)
+    assert result.verdict == "passed", result.detail

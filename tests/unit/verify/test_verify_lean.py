@@ -52,7 +52,7 @@ HALF = Claim(variables=[POS_X], conclusion="x/2 < x")
             [ClaimVariable(name="n", domain="natural"), ClaimVariable(name="z", domain="integer")],
             "Sum(1/(k^2 + 1), (k, z, n)) <= 2",
             "∀ (n : ℕ) (z : ℤ),\n  ((n : ℝ) + ((-1 : ℝ) * (z : ℝ)) + (1 : ℝ)) ≥ (0 : ℝ) →\n"
-            "  (Finset.sum (Finset.Icc z (n : ℤ)) (fun k => ((1 : ℝ) * ((1 : ℝ) / (((k : ℝ) ^ 2) + (1 : ℝ))))))"
+            "  (Finset.sum (Finset.Icc z (n : ℤ)) (fun k => ((1 : ℝ) / (((k : ℝ) ^ 2) + (1 : ℝ)))))"
             " ≤ (2 : ℝ)",
         ),
     ],
@@ -123,3 +123,34 @@ def test_real_lean_accepts_and_rejects() -> None:
     assert result.verdict == "passed", result.detail
     wrong = Claim(variables=[POS_X], conclusion="x < x/2")
     assert lean_check_claim(wrong, "intro x hx\nlinarith", timeout_s=600, project_dir=Path(project)).verdict == "failed"
+
+
+# --- whole-file answers (lean_answer.py), no Lean needed -------------------------------------
+
+
+def test_whole_lean_file_becomes_helpers_and_a_closing_script() -> None:
+    from eurekaclaw.verify.lean_answer import split_lean_answer
+
+    text = (
+        "Here is a proof.\n```lean\nimport Mathlib\nimport Mathlib.Tactic\nopen Real\n\n"
+        "-- theorem hidden : False := sorry\n"
+        "theorem sq_le_self (x : ℝ) (h0 : 0 ≤ x) (h1 : x ≤ 1) : x ^ 2 ≤ x := by\n  nlinarith\n```\n"
+    )
+    answer = split_lean_answer(text)
+    assert answer.theorems == ("sq_le_self",)  # the one in a comment is no declaration
+    assert "import" not in answer.helpers and answer.helpers.startswith("open Real")
+    assert answer.script.startswith("first\n  | exact @sq_le_self") and "(intros; nlinarith; done)" in answer.script
+    files = lean_files("∀ (x : ℝ), 0 ≤ x → x ≤ 1 → x ^ 2 ≤ x", answer.helpers, _strip_script(answer.script))
+    proof = files.files["EurekaProof.lean"]
+    assert (
+        proof.index("theorem sq_le_self") < proof.index("theorem eureka_claim") < proof.index("    | exact @sq_le_self")
+    )
+
+
+def test_lean_script_and_other_imports_are_left_for_the_scan() -> None:
+    from eurekaclaw.verify.lean_answer import split_lean_answer
+
+    assert not split_lean_answer("intro x hx\nnlinarith [sq_nonneg x]").changed
+    answer = split_lean_answer("import Evil\ntheorem eureka_claim : True := trivial\n")
+    assert "import Evil" in answer.helpers  # refused by the scan, not silently dropped
+    assert "theorem eureka_claim_model" in answer.helpers and answer.theorems == ("eureka_claim_model",)
