@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -22,7 +23,11 @@ _LLAMA_LOGGER = "llama-cpp-python"
 
 
 # Keywords the grammar cannot or need not express (validation still checks them).
-_DROPPED_KEYWORDS = frozenset({"maxLength", "minLength", "pattern", "title", "description", "default", "examples"})
+_DROPPED_KEYWORDS = frozenset({"maxLength", "minLength", "title", "description", "default", "examples"})
+# The one kind of string pattern kept in a grammar (lemma ids: "^[A-Za-z][A-Za-z0-9_]*$"):
+# character classes, each once or starred. Bounded repetition is unrolled by the converter
+# into grammars llama.cpp may reject, and anything richer is left to validation.
+_SIMPLE_PATTERN = re.compile(r"^\^(?:\[[A-Za-z0-9_.:\-]+\]\*?)+\$$")
 # Keywords whose value maps names (not keywords) to subschemas.
 _SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
 _SCHEMA_LISTS = frozenset({"anyOf", "oneOf", "allOf", "prefixItems"})
@@ -31,17 +36,22 @@ _LITERALS = frozenset({"const", "enum", "required"})
 ANY_VALUE = {"type": ["string", "number", "boolean", "object", "array", "null"]}
 
 
+def simple_pattern(value: Any) -> bool:
+    return isinstance(value, str) and _SIMPLE_PATTERN.match(value) is not None
+
+
 def grammar_schema(schema: Any, max_items: int = MAX_ARRAY_ITEMS) -> Any:
     """A copy of `schema` that llama-cpp-python's converter turns into a grammar llama.cpp can
     parse. String length limits and patterns are dropped (the converter unrolls them into
-    grammars llama.cpp rejects, and a rejected grammar crashes the process), unconstrained
+    grammars llama.cpp rejects, and a rejected grammar crashes the process) — except simple
+    character-class patterns such as the lemma id's, which the grammar enforces; unconstrained
     subschemas become "any JSON value", and array lengths are capped at `max_items`. The
     session client still validates the reply against the original schema."""
     if not isinstance(schema, dict):
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key in _DROPPED_KEYWORDS:
+        if key in _DROPPED_KEYWORDS or (key == "pattern" and not simple_pattern(value)):
             continue
         if key in _LITERALS:
             out[key] = value
@@ -67,6 +77,8 @@ def grammar_schema(schema: Any, max_items: int = MAX_ARRAY_ITEMS) -> Any:
 _LOOSE_CHAR = r'char ::= [^"\\]'
 _STRICT_CHAR = r'char ::= [^"\\\x7F\x00-\x1F]'
 _ANY_STRING = r'string ::= "\"" char* "\"" space'
+_STARRED_CLASS = re.compile(r"(\[[^\]\n]+\])\*")
+MAX_PATTERN_CHARS = 40
 
 
 def adjust_strings(gbnf: str, max_chars: int | None) -> str:
@@ -75,6 +87,8 @@ def adjust_strings(gbnf: str, max_chars: int | None) -> str:
     gbnf = gbnf.replace(_LOOSE_CHAR, _STRICT_CHAR)
     if max_chars is not None:
         gbnf = gbnf.replace(_ANY_STRING, _ANY_STRING.replace("char*", f"char{{0,{max_chars}}}"))
+        # a starred character class comes from a kept pattern (an id): capped like a string
+        gbnf = _STARRED_CLASS.sub(rf"\1{{0,{MAX_PATTERN_CHARS}}}", gbnf)
     return gbnf
 
 

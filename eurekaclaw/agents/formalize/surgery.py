@@ -1,6 +1,8 @@
 """Changes to a lemma DAG in flight: merging a re-plan after a refutation, inserting the
 sub-lemmas of a split. Pure functions on copies, so a rejected change leaves nothing behind;
-the caller swaps the new DAG in only when `problems` is empty."""
+the caller swaps the new DAG in only when `problems` is empty. As for a first plan (dag.py),
+what code can mend is mended with a note before anything counts as a problem: a proposal's
+dependency on itself or on no lemma at all is dropped."""
 
 from __future__ import annotations
 
@@ -51,6 +53,21 @@ def _restates_refuted(node: LemmaNode, dag: Mapping[str, LemmaNode]) -> str | No
     return None
 
 
+def _mend_dependencies(proposals: list[LemmaOut], known: set[str], notes: list[str]) -> list[LemmaOut]:
+    """Copies of `proposals` without dependencies on themselves or on ids in neither `known` nor
+    the proposals (each dropped edge noted)."""
+    ids = known | {p.id for p in proposals}
+    out = []
+    for p in proposals:
+        keep = [d for d in dict.fromkeys(p.dependencies) if d != p.id and d in ids]
+        for d in dict.fromkeys(p.dependencies):
+            if d not in keep:
+                why = "itself" if d == p.id else f"{d!r}, which is no lemma"
+                notes.append(f"lemma {p.id}: dependency on {why} dropped")
+        out.append(p.model_copy(update={"dependencies": keep}))
+    return out
+
+
 def _refuted(dag: Mapping[str, LemmaNode]) -> set[str]:
     return {lid for lid, node in dag.items() if node.status == "refuted"}
 
@@ -75,6 +92,7 @@ def merge_replan(
     refuted statement or claim under a new id; anything else is left alone with a note."""
     result = Surgery(dag=_copy(dag), proposals=list(proposals))
     new = result.dag
+    proposals = _mend_dependencies(list(proposals), set(new), result.notes)
     root = root_of(new)
     dead = _refuted(new)
     for out in proposals:
@@ -106,6 +124,7 @@ def insert_split(dag: Mapping[str, LemmaNode], parent_id: str, subs: list[LemmaO
     may use existing lemmas, but none that relies on the parent (that would be a cycle)."""
     result = Surgery(dag=_copy(dag))
     new = result.dag
+    subs = _mend_dependencies(list(subs), set(new), result.notes)
     if len(subs) < 2:
         result.problems.append("a split needs at least two sub-lemmas")
     above = dependants(new, parent_id) | {parent_id}

@@ -6,7 +6,8 @@ theorem with its proof. Nothing unchecked is added.
 
 The consistency check has a mechanical part, run first: every lemma a proof cites exists and is
 among that lemma's dependencies, every lemma is proven at the level the assembly states, and
-every lemma of the DAG is used by a lemma that depends on it. Only then a model is asked, in a
+no proof cites itself or a lemma relying on it (circular), and every lemma of the DAG is used
+by a lemma that depends on it (the Theory stage prunes unused ones before, lemma_use.py). Only then a model is asked, in a
 fresh context and shown each lemma's claim and how it was checked, whether this proves the
 formal statement under its assumptions. The model's "consistent" upgrades nothing: it can only
 let a theorem whose lemmas all passed be called proved. It fails closed: an error or an
@@ -14,11 +15,11 @@ unreadable reply is a failure."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from eurekaclaw.agents.base import BaseAgent
-from eurekaclaw.agents.formalize.dag import active_ids, root_of, topological
+from eurekaclaw.agents.formalize.dag import active_ids, dependants, root_of, topological
+from eurekaclaw.agents.theory.lemma_use import mentions
 from eurekaclaw.agents.theory.models import ConsistencyVerdict
 from eurekaclaw.agents.writer.labels import REF_RE, THEOREM_LABEL, cited_lemma_ids, lemma_label
 from eurekaclaw.errors import LLMOutputError
@@ -64,17 +65,11 @@ def unknown_references(state: TheoryState, text: str) -> list[str]:
     return sorted({m for m in cited_lemma_ids(text) if m not in known})
 
 
-def _mentions(proof: str, lemma_id: str) -> bool:
-    """A proof uses a lemma when it cites its label, or names it ("Lemma L2", "lemma pull_event")."""
-    if lemma_id in cited_lemma_ids(proof):
-        return True
-    return re.search(rf"(?<![\w.:-]){re.escape(lemma_id)}(?![\w:-]|\.\w)", proof) is not None
-
-
 @dataclass(frozen=True)
 class StructuralIssue:
     text: str
     lemmas: tuple[str, ...] = ()  # whose proofs a repair would rewrite
+    circular: bool = False  # a proof citing itself or a lemma relying on it: never proved
 
 
 def structural_issues(state: TheoryState) -> list[str]:
@@ -92,8 +87,13 @@ def structural_findings(state: TheoryState) -> list[StructuralIssue]:
             issues.append(StructuralIssue(f"lemma {lid} is part of the proof but was not proven"))
             continue
         allowed = _closure(state, lid)
+        above = dependants(dag, lid) | {lid}
         for ref in sorted(set(cited_lemma_ids(rec.proof))):
-            if ref not in active:
+            if ref in above:
+                issues.append(
+                    StructuralIssue(f"circular: the proof of {lid} cites {ref}, which relies on {lid}", (lid,), True)
+                )
+            elif ref not in active:
                 issues.append(
                     StructuralIssue(f"the proof of {lid} cites {ref}, which is not part of the proof", (lid,))
                 )
@@ -105,7 +105,7 @@ def structural_findings(state: TheoryState) -> list[StructuralIssue]:
         users = [d for d in active if lid in dag[d].dependencies]
         if dag[lid].is_root or not users:
             continue
-        if not any(d in state.proven_lemmas and _mentions(state.proven_lemmas[d].proof, lid) for d in users):
+        if not any(d in state.proven_lemmas and mentions(state.proven_lemmas[d].proof, lid) for d in users):
             issues.append(
                 StructuralIssue(
                     f"lemma {lid} is never used: no proof of {', '.join(sorted(users))} cites it", tuple(sorted(users))

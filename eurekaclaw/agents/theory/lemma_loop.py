@@ -5,7 +5,10 @@
     (targeted; broad after STAGNATION_WINDOW failures of one category: a new approach or a
     split into sub-lemmas).
 
-A lemma is recorded as proven only when the review passed and no mechanical check failed. Its
+A lemma is recorded as proven only when the review passed and no mechanical check of its claim
+failed; a proof citing itself, the main theorem or a lemma that relies on it is circular and a
+failed attempt. A formal proof is optional evidence: coqc's rejection is fed back once, then the
+formal proof is dropped with a note (formal_attempt.py), never failing the lemma. Its
 level is formal/smt only when a checker proved its claim AND its statement is that claim (see
 mechanical.lemma_level); else "reviewed" (or "unverified" when the reviewer's word does not
 count), with the claim's check kept as supporting evidence. Who reviewed is recorded, and a
@@ -21,7 +24,17 @@ from typing import Literal
 
 from eurekaclaw.agents.formalize.surgery import insert_split
 from eurekaclaw.agents.theory.citations import verified_paper
+from eurekaclaw.agents.theory.costs import repair_purpose
 from eurekaclaw.agents.theory.counterexample import CounterexampleSearcher, from_check
+from eurekaclaw.agents.theory.formal_attempt import (
+    check_formal,
+    close_formal,
+    formal_allowed,
+    rejected,
+    settle_rejected,
+    without_formal_failures,
+)
+from eurekaclaw.agents.theory.lemma_use import circular_citations, circular_text
 from eurekaclaw.agents.theory.mechanical import (
     confirmed_refutation,
     failed_checks,
@@ -87,6 +100,7 @@ class _Attempts:
     searcher: CounterexampleSearcher
     candidate: ProofAttempt | None = None
     reverify: bool = False  # the last review was unreadable: review the same proof again
+    checks: list[CheckResult] | None = None  # the current proof's checks (kept for a re-review)
     used: int = 0
 
 
@@ -176,12 +190,17 @@ class LemmaWorker:
                 )
                 loop.used += 1
                 return None
-        loop.reverify = False
+            circular = circular_citations(self.run.state.lemma_dag, loop.lid, proposed.proof)
+            if circular:
+                self._fail(loop.lid, attempt, proposed.proof, "circular", circular_text(loop.lid, circular), [])
+                loop.used += 1
+                return None
         candidate = loop.candidate
         assert candidate is not None  # set by the first successful proposal
-        checks, refuted = await self._check(loop, candidate, attempt)
-        if refuted is not None:
-            return refuted
+        if not loop.reverify or loop.checks is None:  # a formal proof is checked once, not per review
+            loop.checks = await self._check(loop, candidate)
+        loop.reverify = False
+        checks = loop.checks
         try:
             review = await loop.verifier.review(loop.lid, candidate.proof, candidate.formal_proof)
         except LLMOutputError as exc:
@@ -207,6 +226,7 @@ class LemmaWorker:
         try:
             if candidate is None:
                 return await loop.prover.write(lid)
+            self.run.count_repair(repair_purpose(last_real_failure(failures).error_category))
             if stagnant(failures, self.run.settings.stagnation_window):
                 repaired = await self._broad(lid, loop.refiner, candidate, failures[-1].error_category)
                 return "split" if repaired is None else repaired
@@ -224,11 +244,9 @@ class LemmaWorker:
             loop.used += 1
             return None
 
-    async def _check(
-        self, loop: _Attempts, candidate: ProofAttempt, attempt: int
-    ) -> tuple[list[CheckResult], LemmaOutcome | None]:
-        """The mechanical checks of this proof: the claim's, plus the formal proof's when one was
-        given (it can only be checked against a statement generated from the lemma's claim)."""
+    async def _check(self, loop: _Attempts, candidate: ProofAttempt) -> list[CheckResult]:
+        """The claim's checks (run once, before the first proof), plus the formal proof's when
+        one was given and the lemma still has a formal check left (formal_attempt.py)."""
         run, lid = self.run, loop.lid
         if candidate.formal_proof and run.node(lid).claim is None:
             run.note(
@@ -236,26 +254,19 @@ class LemmaWorker:
                 "generate its statement from; ignored"
             )
             candidate.formal_proof = candidate.formal_helpers = None
+        if candidate.formal_proof and not formal_allowed(run, lid):
+            candidate.formal_proof = candidate.formal_helpers = None  # its formal route is closed
         if not candidate.formal_proof:
-            return loop.claim_checks, None
-        checks = await run_checks(
-            run.node(lid).claim,
-            settings=run.settings,
-            seed=attempt,
-            formal_proof=candidate.formal_proof,
-            formal_helpers=candidate.formal_helpers,
-        )
-        hit = confirmed_refutation(checks)
-        if hit is not None:
-            return checks, await self._refuted(lid, from_check(lid, hit))
-        return checks, None
+            return loop.claim_checks
+        formal = await check_formal(run, lid, candidate.formal_proof, candidate.formal_helpers)
+        return loop.claim_checks + [formal]
 
     async def _decide(
         self, loop: _Attempts, attempt: int, candidate: ProofAttempt, checks: list[CheckResult], review: ReviewVerdict
     ) -> LemmaOutcome | None:
-        """Record the proof (review passed, no mechanical check failed) or the failure, then
-        look for a counterexample — also after the last attempt: a refuted lemma can be
-        re-planned, a failed one not."""
+        """Record the proof (review passed, no check of the claim failed; a rejected formal
+        proof is settled on the side) or the failure, then look for a counterexample — also
+        after the last attempt: a refuted lemma can be re-planned, a failed one not."""
         lid = loop.lid
         review_check = CheckResult(
             checker="llm_review",
@@ -263,17 +274,27 @@ class LemmaWorker:
             detail=review_text(review),
             version=loop.verifier.identity(),
         )
-        mech_failed = failed_checks(checks)
+        formal_failure = rejected(checks)
+        mech_failed = failed_checks(without_formal_failures(checks))
         if review_passed(review) and not mech_failed:
-            self._record(lid, attempt, candidate, checks + [review_check], review.confidence, loop.prover)
+            note = ""
+            if formal_failure is not None:
+                checks, script, helpers, note = await settle_rejected(
+                    self.run, lid, candidate.formal_proof or "", candidate.formal_helpers, checks
+                )
+                candidate.formal_proof, candidate.formal_helpers = script, helpers
+            self._record(lid, attempt, candidate, checks + [review_check], review.confidence, loop.prover, note)
             return "proved"
         if mech_failed:
-            formal = any(c.checker in ("coq", "lean", "formal") for c in mech_failed)
-            category = "formal_check" if formal else "mechanical_check"
             detail = "\n".join(f"{c.checker}: {c.detail}" for c in mech_failed)
-            text = f"{detail}\n\nreview:\n{review_text(review)}"
+            category, text = "mechanical_check", f"{detail}\n\nreview:\n{review_text(review)}"
         else:
             category, text = review_category(review), review_text(review)
+        if formal_failure is not None:
+            # optional evidence: said once so the next proof can mend it, never the failure's cause
+            text += f"\n\nthe optional Coq proof was rejected too (coqc): {formal_failure.detail}"
+            if not formal_allowed(self.run, lid):
+                close_formal(self.run, lid, formal_failure)
         self._fail(lid, attempt, candidate.proof, category, text, checks + [review_check])
         loop.used += 1
         cx = await loop.searcher.search(lid, text)
@@ -300,6 +321,7 @@ class LemmaWorker:
         checks: list[CheckResult],
         confidence: float,
         prover: Prover,
+        formal_note: str = "",
     ) -> None:
         run = self.run
         mech = lemma_level(run.node(lid), checks)
@@ -327,7 +349,7 @@ class LemmaWorker:
                 reviewer=reviewer,
                 self_review=self_review,
                 supporting=mech.supporting,
-                level_note=note,
+                level_note="; ".join(filter(None, [note, formal_note or run.formal_closed.get(lid, "")])),
             )
         )
 

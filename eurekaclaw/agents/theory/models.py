@@ -169,3 +169,10 @@ class ConsistencyVerdict(BaseModel):
             and self.assumptions_respected
             and self.cited_lemmas_used_correctly
         )
+
+
+class FormalRepair(BaseModel):
+    """A repaired Coq proof script of the statement the project generated (never the statement)."""
+
+    formal_proof: str = Field(min_length=1, description="the tactics between Proof. and Qed.")
+    formal_helpers: str | None = None

@@ -73,7 +73,9 @@ async def lemma_context(run: TheoryRun, lemma_id: str) -> dict[str, Any]:
     """What every proof writer is told about a lemma."""
     node = run.node(lemma_id)
     state = run.state
-    coq = coq_statement_for(node.claim) if coq_available() else None
+    # a lemma whose formal proof was dropped is not asked for one again (formal_attempt.py)
+    closed = lemma_id in run.formal_closed
+    coq = coq_statement_for(node.claim) if coq_available() and not closed else None
     return {
         "formal_statement": state.formal_statement,
         "assumptions": state.assumptions,

@@ -37,6 +37,13 @@ class TheoryRun:
         self._learning_dirty = False  # written with the next save, not one file write each
         self._flush_pending = False
         self.memory_hints: dict[str, str] = {}
+        # Formal proofs are optional evidence (formal_attempt.py): checks per lemma, and the
+        # lemmas whose formal route is closed.
+        self.formal_checks: dict[str, int] = {}
+        self.formal_closed: dict[str, str] = {}  # lemma id -> the note for its proof record
+        # What the repair rounds of this run were spent on (costs.py reports it).
+        stored = ctx.bus.get("proof_costs") or {}
+        self.repairs: dict[str, int] = {k: int(v) for k, v in dict(stored.get("repairs") or {}).items()}
 
     # --- queries ------------------------------------------------------------------------------
     def node(self, lemma_id: str) -> LemmaNode:
@@ -152,6 +159,9 @@ class TheoryRun:
 
     def note(self, text: str) -> None:
         self.state.notes.append(text)
+
+    def count_repair(self, purpose: str) -> None:
+        self.repairs[purpose] = self.repairs.get(purpose, 0) + 1
 
     # --- what the Learn stage reads --------------------------------------------------------------
     def record_skills(self, lemma_id: str, names: list[str]) -> None:

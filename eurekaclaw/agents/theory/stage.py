@@ -7,23 +7,30 @@ first; "contradicted" is set later, by the Experiment stage's evidence; "refuted
 counterexample to the main statement was confirmed; "abandoned" when a lemma could not be
 proven (or was refuted with no re-plan left) or the consistency check failed; "in_progress"
 when the run was stopped (Ctrl+C, pause, budget) — resume continues from there.
+
+A proven lemma no proof uses is pruned from the proof, not fatal (lemma_use.py); a circular
+proof is never proved. Calls and tokens per proved and failed lemma, and what the repair rounds
+went on, are written at the end of every run (costs.py).
 """
 
 from __future__ import annotations
 
 from eurekaclaw.agents.base import AgentContext
-from eurekaclaw.agents.formalize.dag import root_of
+from eurekaclaw.agents.formalize.dag import active_ids, root_of
 from eurekaclaw.agents.stage import Stage, StageOutcome
 from eurekaclaw.agents.theory.assembly import ConsistencyChecker, assemble, structural_findings
+from eurekaclaw.agents.theory.costs import COSTS_FILE, proof_costs
 from eurekaclaw.agents.theory.counterexample import from_check
+from eurekaclaw.agents.theory.lemma_use import UNUSED_NOTE, prune_unused
 from eurekaclaw.agents.theory.mechanical import confirmed_refutation, run_checks
 from eurekaclaw.agents.theory.refutation import describe, refute
 from eurekaclaw.agents.theory.run import TheoryRun
 from eurekaclaw.agents.theory.scheduler import Scheduler
+from eurekaclaw.store.files import atomic_write_json
 from eurekaclaw.types.artifacts import FailedAttempt, TheoryState, level_rank, weakest_level
 from eurekaclaw.types.tasks import InputSpec
 
-FINISHED = ("proved", "refuted", "contradicted", "abandoned")
+FINISHED = ("proved", "self_reviewed", "refuted", "contradicted", "abandoned")
 
 
 def fresh(state: TheoryState) -> None:
@@ -57,7 +64,7 @@ def reopen_for_resume(state: TheoryState, max_iterations: int) -> bool:
 
 
 def outcome_for(state: TheoryState) -> StageOutcome:
-    if state.status == "proved":
+    if state.status in ("proved", "self_reviewed"):
         return StageOutcome(status="completed", summary=state.status_reason)
     return StageOutcome(status="partial", summary=f"theorem {state.status}", reason=state.status_reason)
 
@@ -75,6 +82,12 @@ class TheoryStage(Stage):
         return None
 
     async def run(self, ctx: AgentContext, spec: InputSpec, *, resume: bool = False) -> StageOutcome:
+        from eurekaclaw.verify.portfolio import claim_check_session  # (heavy: numpy, sympy)
+
+        with claim_check_session():  # identical claims are checked once per run
+            return await self._run(ctx, spec, resume=resume)
+
+    async def _run(self, ctx: AgentContext, spec: InputSpec, *, resume: bool) -> StageOutcome:
         reason = self.missing_inputs(ctx, spec)
         if reason:
             return StageOutcome(status="skipped", reason=reason)
@@ -88,6 +101,7 @@ class TheoryStage(Stage):
             # What the Learn stage reads describes this run only.
             ctx.bus.put("injected_skills", {})
             ctx.bus.put("tool_traces", [])
+            ctx.bus.put("proof_costs", {})
         state.status, state.status_reason = "in_progress", ""
         run = TheoryRun(ctx, state)
         run.save_now()
@@ -104,8 +118,10 @@ class TheoryStage(Stage):
                 state.status = "in_progress"
                 state.status_reason = "stopped before the end; resume to continue"
             run.save_now()
+            write_costs(run)
             raise
         run.save_now()
+        write_costs(run)
         return outcome_for(state)
 
     async def _main_claim(self, run: TheoryRun) -> None:
@@ -129,6 +145,7 @@ class TheoryStage(Stage):
         active = run.active()
         if any(lid not in state.proven_lemmas for lid in active):
             return False
+        prune(run)
         findings = [f for f in structural_findings(state) if f.lemmas]
         if not findings:
             return False
@@ -150,6 +167,7 @@ class TheoryStage(Stage):
                 )
             )
             run.set_status(lid, "pending")
+            run.count_repair("consistency")
         run.note(
             "proofs sent back once for their citations before the consistency check: " + ", ".join(sorted(reopened))
         )
@@ -158,6 +176,8 @@ class TheoryStage(Stage):
     async def _conclude(self, run: TheoryRun) -> None:
         state = run.state
         dag = state.lemma_dag
+        prune(run)
+        unprove_circular(run)
         active = run.active()
         missing = sorted(lid for lid in active if lid not in state.proven_lemmas)
         if missing:
@@ -192,7 +212,8 @@ class TheoryStage(Stage):
             for lid in active
             if state.proven_lemmas[lid].self_review and state.proven_lemmas[lid].verification_level == "reviewed"
         )
-        state.status = "proved"
+        # the weakest support a self-review: its own status word, never "proved" (DESIGN §3)
+        state.status = "self_reviewed" if selfs else "proved"
         state.status_reason = (
             f"all {len(active)} lemmas proven (weakest level: {weakest_level(levels)}); "
             "the assembled proof passed its consistency check"
@@ -207,3 +228,46 @@ class TheoryStage(Stage):
         if state.counterexamples:
             refuted = ", ".join(describe(c) for c in state.counterexamples)
             state.status_reason += f"; counterexamples on the way: {refuted}"
+
+
+def prune(run: TheoryRun) -> None:
+    """Unused lemmas leave the proof (their records stay, noted) before it is judged."""
+    dropped = prune_unused(run.state)
+    if dropped:
+        run.note(f"{UNUSED_NOTE}: {', '.join(dropped)} (no proof of a lemma relying on it cites it); pruned")
+        run.save()
+
+
+def unprove_circular(run: TheoryRun) -> None:
+    """A proof found circular once every proof is in (a re-planned or split DAG) is no proof."""
+    for finding in structural_findings(run.state):
+        if not finding.circular:
+            continue
+        for lid in finding.lemmas:
+            if run.state.proven_lemmas.pop(lid, None) is not None:
+                run.note(f"lemma {lid} is not proved: {finding.text}")
+                run.set_status(lid, "failed")
+
+
+def lemma_outcomes(state: TheoryState) -> dict[str, str]:
+    active = active_ids(state.lemma_dag)
+    out: dict[str, str] = {}
+    for lid, node in state.lemma_dag.items():
+        if lid in state.proven_lemmas:
+            out[lid] = "proved" if lid in active else "unused"
+        elif node.status in ("failed", "refuted"):
+            out[lid] = node.status
+        else:
+            out[lid] = "open"
+    return out
+
+
+def write_costs(run: TheoryRun) -> None:
+    """Calls per proof (costs.py), on the bus (a resume adds to it) and in proof_costs.json."""
+    ledger = getattr(run.ctx.llm, "ledger", None)
+    by_lemma = dict(getattr(ledger, "by_lemma", {}) or {})
+    run.repairs["refutation"] = max(run.repairs.get("refutation", 0), run.state.replans)
+    data = proof_costs(lemma_outcomes(run.state), by_lemma, run.repairs)
+    run.ctx.bus.put("proof_costs", data)
+    if run.ctx.session is not None:
+        atomic_write_json(run.ctx.session.file(COSTS_FILE), data)

@@ -73,8 +73,25 @@ async def test_structural_problems_named(tmp_path):
     ctx, _, _ = make_ctx(tmp_path, script)
     out = await FormalizeStage().run(ctx, SPEC)
     assert out.status == "failed"
-    for fragment in ("'A' is used 2 times", "'missing'", "exactly one lemma must be the main theorem"):
-        assert fragment in out.reason
+    # a repeated id and a dangling reference are mended by code; two roots need the model
+    assert "exactly one lemma must be the main theorem" in out.reason
+    assert "used 2 times" not in out.reason and "'missing'" not in out.reason
+    (repair,) = [c for c in plan_calls(script)][1:]
+    assert "exactly one lemma must be the main theorem" in repair.prompt_text()
+    assert "'missing'" not in repair.prompt_text()
+
+
+async def test_ids_and_dangling_edges_are_repaired_by_code_before_any_model_round(tmp_path):
+    bad = plan(lem("A"), lem("A", ["A"]), lem("B", ["missing", "lem:A", "B"]), lem("T", ["B", "T"], True))
+    script = Script().on("formalizer", None, bad)
+    ctx, _, _ = make_ctx(tmp_path, script)
+    out = await FormalizeStage().run(ctx, SPEC)
+    assert out.status == "completed", out.reason
+    assert len(plan_calls(script)) == 1
+    dag = ctx.bus.get_theory_state().lemma_dag
+    assert dag["L2"].dependencies == ["L1"]  # the repeated id meant the A before it
+    assert dag["L3"].dependencies == ["L2"]  # "lem:A": the nearest A; "missing" and itself dropped
+    assert dag["L4"].is_root and dag["L4"].dependencies == ["L3"]
 
 
 async def test_unmarked_root_is_the_one_lemma_nothing_depends_on(tmp_path):

@@ -139,3 +139,52 @@ def test_review_model_is_lenient_in_and_strict_out():
     weird = ReviewVerdict.model_validate({"verdict": "fail", "confidence": 0.5, "errors": [{"category": "vibes"}]})
     assert weird.errors[0].category == "other" and not review_passed(weird)
     assert BroadRepair.model_validate({"strategy": "Split into sub-lemmas"}).strategy == "split"
+
+
+def test_a_split_with_self_and_dangling_dependencies_is_mended_not_rejected():
+    from eurekaclaw.agents.formalize.models import LemmaOut
+    from eurekaclaw.agents.formalize.surgery import insert_split
+    from eurekaclaw.types.artifacts import LemmaNode
+
+    dag = {
+        "A": LemmaNode(id="A", statement="a"),
+        "T": LemmaNode(id="T", statement="t", dependencies=["A"], is_root=True),
+    }
+    subs = [
+        LemmaOut(id="A1", statement="first half", dependencies=["A1", "ghost"]),
+        LemmaOut(id="A2", statement="second half", dependencies=["A1"]),
+    ]
+    result = insert_split(dag, "A", subs)
+    assert not result.problems
+    assert result.dag["A1"].dependencies == [] and result.dag["A2"].dependencies == ["A1"]
+    assert any("itself" in n for n in result.notes) and any("'ghost'" in n for n in result.notes)
+
+
+def test_repair_structure_renames_garbled_ids_consistently():
+    from eurekaclaw.agents.formalize.dag import repair_structure, structural_problems
+    from eurekaclaw.agents.formalize.models import LemmaOut
+
+    plan = [
+        LemmaOut(id=",", statement="one"),
+        LemmaOut(id=",", statement="two", dependencies=[","]),
+        LemmaOut(id=";", statement="three", dependencies=[";", ",", "nowhere"]),
+        LemmaOut(id="T", statement="main", dependencies=[";", "T"], is_root=True),
+    ]
+    notes = repair_structure(plan)
+    assert [lo.id for lo in plan] == ["L1", "L2", "L3", "L4"]
+    assert [lo.dependencies for lo in plan] == [[], ["L1"], ["L2"], ["L3"]]
+    assert not structural_problems([lo.to_node() for lo in plan])
+    assert len(notes) == 4  # the renaming, ';' on itself, 'nowhere', T on itself
+
+
+def test_valid_ids_are_left_alone():
+    from eurekaclaw.agents.formalize.dag import repair_structure
+    from eurekaclaw.agents.formalize.models import LemmaOut
+
+    plan = [
+        LemmaOut(id="radius_small", statement="s"),
+        LemmaOut(id="main", statement="m", dependencies=["lem:radius_small"], is_root=True),
+    ]
+    notes = repair_structure(plan)
+    assert [lo.id for lo in plan] == ["radius_small", "main"] and plan[1].dependencies == ["radius_small"]
+    assert notes == ["lemma main: dependency 'lem:radius_small' read as radius_small"]

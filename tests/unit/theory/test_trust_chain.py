@@ -85,7 +85,7 @@ async def test_the_reviews_of_the_proving_model_are_self_reviews(tmp_path):
     put_state(ctx, lemma("A"), lemma("T", "A", root=True))
     await run_theory(ctx)
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved"
+    assert state.status == "self_reviewed"
     assert all(r.self_review and r.reviewer == "scripted:scripted-main" for r in state.proven_lemmas.values())
     assert "self-review" in state.status_reason
 
@@ -161,16 +161,19 @@ def test_a_replan_that_restates_the_refuted_lemma_is_rejected():
     assert any("restates the refuted lemma 'A'" in p for p in result.problems)
 
 
-async def test_the_consistency_check_fails_by_machine_when_a_lemma_is_unused(tmp_path):
-    script = Script().on("prover", "T", proof("The main theorem is obvious."))
+async def test_an_unused_lemma_is_pruned_and_the_theorem_judged_without_it(tmp_path):
+    script = Script().on("prover", "T", proof("The main theorem follows by completing the square."))
     ctx, _, _ = make_ctx(tmp_path, script)
     put_state(ctx, lemma("A"), lemma("T", "A", root=True))
     await run_theory(ctx)
     state = ctx.bus.get_theory_state()
-    assert state.status == "abandoned"
-    assert state.consistency_check.verdict == "failed"
-    assert "never used" in state.consistency_check.detail
-    assert not script.calls("consistency_checker")  # the model was not even asked
+    assert state.status in ("proved", "self_reviewed")
+    assert "never used" not in state.consistency_check.detail
+    assert state.lemma_dag["T"].dependencies == []  # pruned from the proof
+    assert "not used by the proof" in state.proven_lemmas["A"].level_note  # the record stays
+    assert any("not used by the proof: A" in n for n in state.notes)
+    assert "lem:A" not in state.assembled_proof
+    assert len(script.calls("prover", "T")) == 1  # no repair round spent on it
 
 
 async def test_a_proof_citing_a_lemma_outside_its_dependencies_fails_consistency(tmp_path):
@@ -215,17 +218,19 @@ async def test_a_resumed_reformalization_after_a_contradiction_is_not_skipped(tm
     assert "numerical experiment violated" in prompt and "bound violated" in prompt
 
 
-async def test_a_forgotten_citation_goes_back_to_the_prover_once(tmp_path):
+async def test_a_citation_outside_the_dependencies_goes_back_to_the_prover_once(tmp_path):
     script = Script().on(
-        "prover", "T", proof("The main theorem is obvious."), proof("By Lemma~\\ref{lem:A}, the main theorem follows.")
+        "prover", "A", proof("By Lemma~\\ref{lem:B}, A holds."), proof("A holds: expand both sides and compare.")
     )
     ctx, _, _ = make_ctx(tmp_path, script)
-    put_state(ctx, lemma("A"), lemma("T", "A", root=True))
+    put_state(ctx, lemma("A"), lemma("B"), lemma("T", "A", "B", root=True))
     await run_theory(ctx)
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved"
-    assert len(script.calls("prover", "T")) == 2
-    [failure] = [f for f in state.failed_attempts if f.lemma_id == "T"]
-    assert "lemma A is never used" in failure.verifier_text
+    assert state.status in ("proved", "self_reviewed")
+    assert len(script.calls("prover", "A")) == 2
+    [failure] = [f for f in state.failed_attempts if f.lemma_id == "A"]
+    assert "not among its dependencies" in failure.verifier_text
     # the second proof was asked for with the finding in view
-    assert "lemma A is never used" in script.calls("prover", "T")[1].prompt_text()
+    assert "not among its dependencies" in script.calls("prover", "A")[1].prompt_text()
+    costs = ctx.bus.get("proof_costs")
+    assert costs["repairs"]["consistency"] == 1
