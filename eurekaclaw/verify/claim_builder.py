@@ -20,13 +20,14 @@ import sympy as sp
 from eurekaclaw.verify.claim_model import Relation, RelOp
 from eurekaclaw.verify.forms import evaluated, known_sign, negate
 from eurekaclaw.verify.grammar import ClaimError, Node
+from eurekaclaw.verify.signs import SignFacts
 
 # Largest integer a constant may be (~3,900 digits): every constant must still print, and Python
 # refuses to turn integers of more than 4,300 digits into text.
 MAX_CONSTANT_BITS = 13_000
 MAX_EXPONENT = 10**6
 MAX_FACTORIAL = 2_000
-MAX_DIRECT_SUM_TERMS = 100_000
+MAX_DIRECT_SUM_TERMS = 10_000  # a sum with concrete bounds is added up term by term
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
 CONSTANTS: dict[str, sp.Expr] = {"pi": sp.pi, "e": sp.E, "E": sp.E}
@@ -86,13 +87,18 @@ class ExpressionBuilder:
     """AST -> sympy. `display=True` keeps everything as written for rendering: numeric
     sub-expressions are not folded and sums keep their Sum form."""
 
-    def __init__(self, symbols: dict[str, sp.Symbol], what: str, *, display: bool = False) -> None:
+    def __init__(
+        self, symbols: dict[str, sp.Symbol], what: str, *, display: bool = False, facts: SignFacts | None = None
+    ) -> None:
         self.symbols = symbols
         self.what = what
         self.display = display
         self.unknown: list[str] = []
         self.unresolved_sum = False
         self.conditions: list[Relation] = []
+        # what the domains, the enclosing sums' index ranges and the earlier assumptions say
+        # about signs (signs.py); a condition they already guarantee is not added
+        self.facts = facts if facts is not None else SignFacts({}, [])
 
     def make(self, cls: Any, *args: sp.Expr) -> sp.Expr:
         """A node as written; folded to its value when it involves no variable."""
@@ -113,8 +119,16 @@ class ExpressionBuilder:
 
     def require(self, expr: sp.Expr, op: RelOp, why: str) -> None:
         """Record that `expr op 0` must hold for the expression to be defined."""
+        if self._guaranteed(expr, op):
+            return
         if not expr.free_symbols <= set(self.symbols.values()):
-            return  # involves a sum index; the sum itself is checked numerically
+            # Involves a sum index: a condition for every index value cannot be one relation
+            # over the variables, and dropping it would let a checker read an undefined term
+            # (Coq's 1/0 = 0) as a value.
+            raise ClaimError(
+                f"{self.what}: {why} ({evaluated(expr)} {op} 0) for every index of the sum, which "
+                "the claim's bounds and assumptions do not guarantee; restate the sum"
+            )
         if expr.is_number:
             value = evaluated(expr)
             verdict = {">": value > 0, ">=": value >= 0, "!=": sp.Ne(value, 0)}[op]
@@ -122,11 +136,20 @@ class ExpressionBuilder:
                 raise ClaimError(f"{self.what}: {why} fails for the constant {value}, so the claim is undefined")
             if verdict == sp.true:
                 return
-        elif known_sign(expr, op):
-            return  # a*b >= 0 for positive a, b; x^2 + 1 > 0: nothing to record
         rel = Relation(op, expr, sp.Integer(0), f"{why} ({evaluated(expr)} {op} 0)")
         if all((r.op, r.lhs) != (op, expr) for r in self.conditions):
             self.conditions.append(rel)
+
+    def _guaranteed(self, expr: sp.Expr, op: RelOp) -> bool:
+        """`expr op 0` wherever the claim is asked about, by the parser's sign rules (forms.py)
+        or the interval analysis over ranges and earlier assumptions (signs.py)."""
+        if not expr.is_number and known_sign(expr, op):
+            return True  # a*b >= 0 for positive a, b; x^2 + 1 > 0
+        if op == ">":
+            return self.facts.is_positive(expr)
+        if op == ">=":
+            return self.facts.is_nonnegative(expr)
+        return op == "!=" and self.facts.is_nonzero(expr)
 
     def power(self, base: sp.Expr, exponent: sp.Expr) -> sp.Expr:
         # Decisions use the values; the node keeps the form as written.
@@ -138,12 +161,19 @@ class ExpressionBuilder:
         elif exp.is_Rational and exp < 0:
             self.require(base, "!=", "a negative power needs a non-zero base")
         elif not exp.is_Rational and not (b.is_number and b.is_positive):
-            if exp.is_integer:
-                if not exp.is_nonnegative:
-                    self.require(base, "!=", "a power with a possibly negative integer exponent needs a non-zero base")
-            else:
-                self.require(base, ">", "a power with a non-integer exponent needs a positive base")
+            self._symbolic_power(base, exp)
         return self.make(sp.Pow, base, exponent)
+
+    def _symbolic_power(self, base: sp.Expr, exp: sp.Expr) -> None:
+        """base^exp with a symbolic exponent: a condition only where the exponent's sign, as
+        far as the ranges and assumptions tell, leaves the power undefined somewhere."""
+        if exp.is_integer:
+            if not (exp.is_nonnegative or self.facts.is_nonnegative(exp)):
+                self.require(base, "!=", "a power with a possibly negative integer exponent needs a non-zero base")
+        elif self.facts.is_positive(exp):
+            self.require(base, ">=", "a power with a positive non-integer exponent needs a non-negative base")
+        else:
+            self.require(base, ">", "a power with a non-integer exponent of unknown sign needs a positive base")
 
     def build(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
         if node.kind in ("binop",) and node.value in ("+", "-", "*", "/"):
@@ -188,12 +218,15 @@ class ExpressionBuilder:
                 parts.append(self.make(sp.Pow, value, sp.Integer(-1)))
         if (
             self.display
+            and not additive  # 1 + 2^(-1) is not 1/2
             and len(parts) == 2
             and parts[0].is_Rational
             and isinstance(parts[1], sp.Pow)
             and parts[1].base.is_Rational
         ):
             return parts[0] / parts[1].base  # 1/4 reads as the fraction it is
+        if not additive and len(parts) == 2 and parts[0] == 1 and items[0][0] == "/" and not parts[1].is_number:
+            return parts[1]  # 1/x is x^-1 (built as 1 * x^-1 it printed as the mixed number 1 1/x)
         return self.make(sp.Add if additive else sp.Mul, *parts)
 
     def _name(self, node: Node, scope: dict[str, sp.Symbol]) -> sp.Expr:
@@ -255,42 +288,23 @@ class ExpressionBuilder:
                 f"{self.what}: sum bounds must be integer expressions (use floor(...) or integer variables)"
             )
         k = sp.Symbol(index, integer=True)
-        summand = self.build(body, {**scope, index: k})
+        outer = self.facts
+        self.facts = outer.with_index(k, low, high)
+        try:
+            summand = self.build(body, {**scope, index: k})
+        finally:
+            self.facts = outer
         self.require(
             self.make(sp.Add, high, self.neg(low), sp.Integer(1)), ">=", "a sum needs upper bound >= lower bound - 1"
         )
-        if self.display:
-            return sp.Sum(summand, (k, low, high))
-        # Summing over dummy bounds gives the closed form without sympy adding up 10^9 terms
-        # one by one when the bounds are numbers.
+        # Kept as written, never replaced by a computer-algebra closed form: a checker must see
+        # the sum the claim states (a closed form is a lemma of its own). Evaluation at a point
+        # adds the terms up (numeric.py, exact.py).
         span = evaluated(high) - evaluated(low)
-        b = sp.Dummy("b", integer=True)
-        upper = b if span.is_Number and span > MAX_FACTORIAL else high
-        closed = sp.Sum(summand, (k, low, upper)).doit()
-        if closed.has(sp.Sum):
-            if span.is_Number and span > MAX_DIRECT_SUM_TERMS:
-                raise ClaimError(
-                    f"{self.what}: the sum has no closed form and {span} terms (limit {MAX_DIRECT_SUM_TERMS:,})"
-                )
-            self.unresolved_sum = True
-            return sp.Sum(summand, (k, low, high))
-        if span.is_Number and span > MAX_FACTORIAL and closed.has(*_EAGER_FUNCTIONS):
-            raise ClaimError(
-                f"{self.what}: the sum's closed form {closed} is too expensive to evaluate at these bounds"
-            )
-        return self.sized(closed.subs(b, high))
-
-
-_EAGER_FUNCTIONS = (
-    sp.harmonic,
-    sp.factorial,
-    sp.gamma,
-    sp.polygamma,
-    sp.zeta,
-    sp.binomial,
-    sp.RisingFactorial,
-    sp.FallingFactorial,
-)
+        if span.is_Number and span > MAX_DIRECT_SUM_TERMS:
+            raise ClaimError(f"{self.what}: the sum has {span + 1} terms (limit {MAX_DIRECT_SUM_TERMS:,})")
+        self.unresolved_sum = True
+        return sp.Sum(summand, (k, low, high))
 
 
 def _factorial(builder: ExpressionBuilder, args: list[sp.Expr]) -> sp.Expr:

@@ -85,6 +85,15 @@ class ParsedClaim:
     cache: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
+    def definedness(self) -> list[Relation]:
+        """The conditions the parser added so that every expression is defined (x != 0 for 1/x,
+        x > 0 for log(x), ...) — premises of every check, beyond the domains and assumptions the
+        claim states. Only those the domains, sum index ranges and earlier assumptions do not
+        already guarantee are here (claim_builder.py, signs.py); render.py shows each one and
+        the trivial/narrowing checks compare claims with them. The same list as `conditions`."""
+        return list(self.conditions)
+
+    @property
     def names(self) -> list[str]:
         return list(self.symbols)
 

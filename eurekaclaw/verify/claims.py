@@ -24,7 +24,9 @@ import sympy as sp
 from eurekaclaw.types.artifacts import Claim, ClaimVariable
 from eurekaclaw.verify.claim_builder import FUNCTION_ARITY, NAME, RESERVED, ExpressionBuilder
 from eurekaclaw.verify.claim_model import ParsedClaim, Relation, RelOp, VarDomain
+from eurekaclaw.verify.forms import evaluated
 from eurekaclaw.verify.grammar import ClaimError, parse_relation_text
+from eurekaclaw.verify.signs import Interval, SignFacts, premise_of
 
 # The claim language's public face: the parser and the types it returns.
 __all__ = ["RESERVED", "ParsedClaim", "RelOp", "Relation", "VarDomain", "parse_claim", "parse_expression"]
@@ -123,12 +125,16 @@ def parse_claim(claim: Claim, *, display: bool = False) -> ParsedClaim:
     assumptions: list[Relation] = []
     conditions: list[Relation] = []
     unresolved = False
+    boxes = {symbols[n]: Interval(d.lo, d.hi, d.lo_open, d.hi_open) for n, d in domains.items()}
+    facts = SignFacts(boxes, [])
     for i, text in enumerate([*claim.assumptions, claim.conclusion]):
         last = i == len(claim.assumptions)
         what = "conclusion" if last else f"assumption {i + 1}"
-        builder = ExpressionBuilder(symbols, what, display=display)
+        builder = ExpressionBuilder(symbols, what, display=display, facts=facts)
         relations = _relations(text, what, builder, -1 if last else i)
         _raise_unknown(builder)
+        if not last:
+            facts = _with_assumptions(facts, relations)
         unresolved |= builder.unresolved_sum
         conditions += [c for c in builder.conditions if all((r.op, r.lhs) != (c.op, c.lhs) for r in conditions)]
         if last:
@@ -137,6 +143,14 @@ def parse_claim(claim: Claim, *, display: bool = False) -> ParsedClaim:
             )
         assumptions += relations
     raise AssertionError("unreachable")
+
+
+def _with_assumptions(facts: SignFacts, relations: list[Relation]) -> SignFacts:
+    """The sign facts for what follows an assumption: its relations hold from here on."""
+    premises = [p for rel in relations for p in premise_of(rel.op, rel.lhs, rel.rhs)]
+    out = SignFacts(facts.boxes, [*facts.premises, *premises])
+    out.nonzero = [*facts.nonzero, *(sp.expand(evaluated(r.lhs) - evaluated(r.rhs)) for r in relations if r.op == "!=")]
+    return out
 
 
 def parse_expression(text: str, variables: list[ClaimVariable], what: str = "expression") -> sp.Expr:

@@ -34,12 +34,13 @@ translated that way raises CoqUntranslatable; nothing is ever approximated.
 | Σ_{k=a}^{b} f(k), a, b nat    | `sum_f_R0 (fun k : nat => f (k + a)) (b - a)`         | b >= a                |
 |   … possibly empty (b = a-1)  | `(if (b <? a)%nat then 0 else sum_f_R0 …)`            | b >= a - 1            |
 |   … integer bounds            | `fun k => f (Z.of_nat k + a)`, `Z.to_nat (b - a)`     | b >= a - 1            |
-| `harmonic(n, m)` (closed form | the sum Σ_{k=1}^{n} 1/k^m, as above                   | n >= 0                |
-|  sympy gives for Σ 1/k^m)     |                                                       |                       |
-| Piecewise (sympy closed forms)| `if Req_EM_T a b then … else …` (Rle_dec, Rlt_dec, …) | always                |
+| `harmonic(n, m)`              | the sum Σ_{k=1}^{n} 1/k^m, as above                   | n >= 0                |
+| Piecewise                     | `if Req_EM_T a b then … else …` (Rle_dec, Rlt_dec, …) | always                |
 | `<= < >= > == !=`, chains     | `<= < >= > = <>`, chains joined by `/\`               |                       |
 
-`sum_f_R0 f N` is f 0 + … + f N (N + 1 terms), hence the shift by the lower bound. Not
+`sum_f_R0 f N` is f 0 + … + f N (N + 1 terms; defined in the Reals standard library, not by the
+model), hence the shift by the lower bound. The parser keeps every sum as written, so Coq sees
+the sum the claim states, never a computer-algebra closed form of it. Not
 translated: binomial (Coq's `C` is not 0 for k > n), odd roots `x^(p/q)` of a base not known to
 be positive (`Rpower 0 y = 1`, not 0), sums over more than one index, and any function sympy
 introduces that is not in the table. Variable names that Coq reserves or that the statement uses

@@ -60,16 +60,20 @@ def parsed_for(claim: Claim) -> ParsedClaim:
     return _parsed(claim.model_dump_json())
 
 
-def to_exact(value: Any) -> sp.Rational:
-    """An assignment value as an exact rational; floats are read as their shortest repr."""
+def to_exact(value: Any) -> sp.Expr:
+    """An assignment value as an exact number: a rational (floats are read as their shortest
+    repr), or a real algebraic number written as a solver model gives it ("sqrt(2)",
+    "CRootOf(x^5 - x - 1, 0)"; smt_translate.model_value)."""
     if isinstance(value, bool):
         raise ValueError("a boolean is not a number")
     if isinstance(value, int):
         return sp.Integer(value)
     if isinstance(value, str):
         text = value.strip()
-        if len(text) > MAX_EXACT_CHARS or not _EXACT_STR.fullmatch(text):
+        if len(text) > MAX_EXACT_CHARS:
             raise ValueError(f"{value[:40]!r} is not a number")
+        if not _EXACT_STR.fullmatch(text):
+            return _algebraic(text)
         return sp.Rational(text)
     number = float(value)  # numpy scalars and friends
     if not math.isfinite(number):
@@ -79,14 +83,69 @@ def to_exact(value: Any) -> sp.Rational:
     return sp.Rational(repr(number))
 
 
+_ROOT_OF = re.compile(r"CRootOf\(([-+*^ x0-9]{1,400}), (\d{1,3})\)")
+MAX_ALGEBRAIC_CHARS = 400
+
+
+def _algebraic(text: str) -> sp.Expr:
+    """A real algebraic number from its exact text, through the claim language's own safe
+    parser (never eval): radicals over the rationals, or the index-th real root of an integer
+    polynomial in x."""
+    from eurekaclaw.types.artifacts import ClaimVariable
+    from eurekaclaw.verify.claims import parse_expression
+    from eurekaclaw.verify.grammar import ClaimError
+
+    if len(text) > MAX_ALGEBRAIC_CHARS:
+        raise ValueError(f"{text[:40]!r} is not a number")
+    try:
+        m = _ROOT_OF.fullmatch(text)
+        if m is not None:
+            x = sp.Symbol("x")
+            poly = sp.Poly(
+                evaluated(parse_expression(m.group(1), [ClaimVariable(name="x")])).subs(sp.Symbol("x", real=True), x), x
+            )
+            if not poly.is_univariate or poly.degree() < 1 or not all(c.is_Integer for c in poly.all_coeffs()):
+                raise ValueError(f"{text[:40]!r} is not a polynomial root")
+            value: sp.Expr = sp.CRootOf(poly, int(m.group(2)))
+        else:
+            value = evaluated(parse_expression(text, []))
+    except (ClaimError, sp.PolynomialError, IndexError) as exc:
+        raise ValueError(f"{text[:40]!r} is not a number ({exc})") from None
+    if not (value.is_number and value.is_real and value.is_algebraic):
+        raise ValueError(f"{text[:40]!r} is not a real algebraic number")
+    return value
+
+
+def _mpf(value: sp.Expr) -> Any:
+    """The value as an mpmath number at the current working precision."""
+    if value.is_Rational:
+        return mpmath.mpf(int(value.p)) / int(value.q)
+    return mpmath.mpf(sp.Float(value.evalf(mpmath.mp.dps + 10), mpmath.mp.dps + 10))
+
+
+def _input_digits(value: sp.Expr) -> int:
+    if value.is_Rational:
+        return int((abs(int(value.p)).bit_length() + int(value.q).bit_length()) * 0.30103) + 2
+    return 30  # an algebraic number from a solver model: small coefficients
+
+
 def _exact_is_cheap(parsed: ParsedClaim, approx: dict[sp.Symbol, float]) -> bool:
     """Whether exact rational evaluation stays small at this point."""
+    approx = dict(approx)
 
     def value(e: sp.Expr) -> float:
         try:
             return abs(float(e.evalf(15, subs=approx)))
         except (TypeError, ValueError, OverflowError):
             return math.inf
+
+    # A sum index stands for its largest bound (in size), so a power k^n or x^k inside a sum is
+    # costed at its worst term; outer sums first, since inner bounds may use outer indices.
+    for expr in parsed.all_expressions():
+        for node in sp.preorder_traversal(expr):
+            if isinstance(node, sp.Sum):
+                for index, low, high in node.limits:
+                    approx[index] = max(value(low), value(high))
 
     for expr in parsed.all_expressions():
         for node in sp.preorder_traversal(expr):
@@ -108,7 +167,7 @@ def _exact_is_cheap(parsed: ParsedClaim, approx: dict[sp.Symbol, float]) -> bool
 PROBE_DIGITS = 15
 
 
-def _too_large(parsed: ParsedClaim, exact: dict[sp.Symbol, sp.Rational]) -> str | None:
+def _too_large(parsed: ParsedClaim, exact: dict[sp.Symbol, sp.Expr]) -> str | None:
     """Why the point is beyond what can be evaluated in reasonable time (exp(exp(10^6)): both
     sympy and mpmath would work with 1.4 million bits), or None. Probed at low precision with
     guarded functions before anything else touches the point."""
@@ -118,7 +177,7 @@ def _too_large(parsed: ParsedClaim, exact: dict[sp.Symbol, sp.Rational]) -> str 
             list(parsed.symbols.values()), parsed.all_expressions(), guarded=True
         )
     with mpmath.workdps(PROBE_DIGITS):
-        args = [mpmath.mpf(int(exact[s].p)) / int(exact[s].q) for s in parsed.symbols.values()]
+        args = [_mpf(exact[s]) for s in parsed.symbols.values()]
         try:
             probe(*args)
         except TooLarge as exc:
@@ -131,7 +190,7 @@ def _too_large(parsed: ParsedClaim, exact: dict[sp.Symbol, sp.Rational]) -> str 
 class _Decider:
     """Signs of relation differences at one point, exactly when cheap, else with mpmath."""
 
-    def __init__(self, parsed: ParsedClaim, exact: dict[sp.Symbol, sp.Rational]) -> None:
+    def __init__(self, parsed: ParsedClaim, exact: dict[sp.Symbol, sp.Expr]) -> None:
         self.parsed = parsed
         self.exact = exact
         approx = {s: float(v) for s, v in exact.items()}
@@ -145,7 +204,7 @@ class _Decider:
         say), and the value is nan — undecided — rather than a confident wrong sign."""
         # bit lengths, not str(): Python refuses to print integers of more than 4,300 digits
         input_digits = max(
-            (int((abs(int(v.p)).bit_length() + int(v.q).bit_length()) * 0.30103) + 2 for v in self.exact.values()),
+            (_input_digits(v) for v in self.exact.values()),
             default=0,
         )
         if input_digits > MAX_MP_INPUT_DIGITS:
@@ -157,7 +216,7 @@ class _Decider:
         values = []
         for dps in (digits, 2 * digits):
             with mpmath.workdps(dps):
-                args = [mpmath.mpf(int(v.p)) / int(v.q) for v in self.exact.values()]
+                args = [_mpf(v) for v in self.exact.values()]
                 try:
                     values.append(fn(*args)[0])
                 except (ZeroDivisionError, ValueError, OverflowError, TypeError, TooLarge):
@@ -218,9 +277,23 @@ class _Decider:
             scale = abs(d)
         if d != 0 and abs(d) > ZERO_TOL * scale:
             return (1 if d > 0 else -1), d, "exact" if self.cheap else f"{MP_DIGITS} digits"
-        if exact is not None and (exact.is_zero or sp.simplify(exact) == 0):
+        if exact is not None and (exact.is_zero or _algebraic_zero(exact) or sp.simplify(exact) == 0):
             return 0, mpmath.mpf(0), "exact"
         return None, d, f"|difference| < 1e-40 at {MP_DIGITS} digits; cannot decide"
+
+
+def _algebraic_zero(value: sp.Expr) -> bool:
+    """Whether an algebraic number (an expression in roots at a solver's model) is exactly 0:
+    its minimal polynomial is x. Anything else, or a failure, is 'not shown to be zero'."""
+    if not value.is_number or value.has(sp.exp, sp.log, sp.sin, sp.cos, sp.tan, sp.pi, sp.E):
+        return False
+    if not value.has(sp.CRootOf, sp.Pow):
+        return False
+    x = sp.Dummy("x")
+    try:
+        return bool(sp.minimal_polynomial(value, x) == x)
+    except (NotImplementedError, ValueError, TypeError, sp.PolynomialError):
+        return False
 
 
 def _truth(op: str, sign: int) -> bool:
@@ -248,9 +321,9 @@ def evaluate_parsed(parsed: ParsedClaim, assignment: dict[str, Any]) -> ClaimEva
     return failure if failure is not None else _conclusion(parsed, decider)
 
 
-def _exact_point(parsed: ParsedClaim, assignment: dict[str, Any]) -> dict[sp.Symbol, sp.Rational] | ClaimEvaluation:
+def _exact_point(parsed: ParsedClaim, assignment: dict[str, Any]) -> dict[sp.Symbol, sp.Expr] | ClaimEvaluation:
     """The assignment as exact values, or the evaluation saying why it is not a point of the domain."""
-    exact: dict[sp.Symbol, sp.Rational] = {}
+    exact: dict[sp.Symbol, sp.Expr] = {}
     for name, symbol in parsed.symbols.items():
         if name not in assignment:
             return ClaimEvaluation(None, math.nan, f"no value for variable {name}", "outside")

@@ -7,6 +7,7 @@ own translation (`builtins.sum(... for k in range(a, b + 1))`) cannot take array
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -146,9 +147,11 @@ def _mpmath_sum(summand: Callable[..., Any]) -> Callable[..., Any]:
     return total
 
 
+_SUM_IDS = itertools.count(1)
+
+
 def replace_sums(expr: sp.Expr, backend: str, modules: Sequence[Any], *, guarded: bool = False) -> sp.Expr:
     """Replace every unevaluated Sum by an implemented function for `backend`."""
-    counter = [0]
 
     def swap(node: sp.Sum) -> sp.Expr:
         (index, low, high) = node.limits[0]
@@ -157,8 +160,9 @@ def replace_sums(expr: sp.Expr, backend: str, modules: Sequence[Any], *, guarded
         printer = _float_printer() if backend == "numpy" else _mpmath_printer(guarded)
         fn = sp.lambdify([index, *free], summand, modules=list(modules), printer=printer)
         impl = _numpy_sum(fn) if backend == "numpy" else _mpmath_sum(fn)
-        counter[0] += 1
-        f = implemented_function(f"eureka_sum_{backend}_{counter[0]}", impl)
+        # unique across calls: one lambdify may receive several replaced expressions, and two
+        # implementations under one name make it fail
+        f = implemented_function(f"eureka_sum_{backend}_{next(_SUM_IDS)}", impl)
         return f(low, high, *free)
 
     while expr.has(sp.Sum):

@@ -63,6 +63,7 @@ GREEK = {
 }
 _LATEX_OPS = {"<=": r"\le", ">=": r"\ge", "<": "<", ">": ">", "==": "=", "!=": r"\ne"}
 _PLAIN_OPS = {"<=": "≤", ">=": "≥", "<": "<", ">": ">", "==": "=", "!=": "≠"}
+_JUXTAPOSED_FRAC = re.compile(r"(?<![\w{}^_\\])(\d+(?:\.\d+)?) \\frac")
 _SCI_MIN_EXPONENT = 5  # 10^5 and beyond (and 10^-5 and below) are written with a power of ten
 
 
@@ -155,6 +156,12 @@ class _AsWritten:
         body = _negated(expr)
         if body is not None and not expr.is_Number:
             return self.minus + self._signed_body(body)
+        # 1/x is built as 1 * x^-1 (as written); printed with the 1 it read as the mixed
+        # number 1 1/x in LaTeX
+        factors = [a for a in expr.args if a != 1]
+        if len(factors) < len(expr.args) and factors:
+            rest = factors[0] if len(factors) == 1 else sp.Mul(*factors, evaluate=False)
+            return self._print(rest)  # type: ignore[attr-defined]
         return super()._print_Mul(expr)  # type: ignore[misc]
 
 
@@ -166,6 +173,10 @@ class _Latex(_AsWritten, LatexPrinter):
 
     def _wrap(self, text: str) -> str:
         return r"\left(" + text + r"\right)"
+
+    def _print_Mul(self, expr: sp.Mul) -> str:
+        # a number juxtaposed with a fraction (3 \frac{1}{n}) reads as a mixed number
+        return _JUXTAPOSED_FRAC.sub(r"\1 \\cdot \\frac", super()._print_Mul(expr))
 
     def _print_Rational(self, expr: sp.Rational) -> str:
         sci = _sci(expr)
@@ -322,14 +333,26 @@ def _names(parsed: ParsedClaim) -> dict[sp.Symbol, str]:
     return {s: latex_name(s.name) for s in symbols}
 
 
-def _sentence(domains: list[str], assumptions: list[str], conclusion: str, math: Any, final: str) -> str:
+_DEFINED = "(for the expressions to be defined)"
+
+
+def _sentence(
+    domains: list[str], assumptions: list[str], conclusion: str, math: Any, final: str, defined: list[str]
+) -> str:
+    """`defined`: the definedness conditions the parser added (ParsedClaim.definedness); they
+    are premises of every check, so the reader sees them as such."""
+    shown = [math(a) for a in assumptions]
+    extra = f"{_join([math(c) for c in defined])} {_DEFINED}" if defined else ""
     if domains:
         head = "For all " + ", ".join(math(d) for d in domains)
-        if assumptions:
-            head += " such that " + _join([math(a) for a in assumptions])
+        if shown:
+            head += " such that " + _join(shown)
+        if extra:
+            head += (", and " if shown else " with ") + extra
         return f"{head}: {math(conclusion)}{final}"
-    if assumptions:
-        return f"If {_join([math(a) for a in assumptions])}, then {math(conclusion)}{final}"
+    if shown or extra:
+        premises = _join(shown) + (", and " if shown and extra else "") + extra
+        return f"If {premises}, then {math(conclusion)}{final}"
     return f"{math(conclusion)}{final}"
 
 
@@ -342,7 +365,8 @@ def claim_latex(claim: Claim) -> str:
     domains = [_domain_text(latex_name(n), d, show, _LATEX_DOMAIN) for n, d in parsed.domains.items()]
     assumptions = [_chain(c, show, _LATEX_OPS) for c in _chains(parsed.assumptions)]
     conclusion = _chain(parsed.conclusion, show, _LATEX_OPS)
-    return _sentence(domains, assumptions, conclusion, lambda s: f"${s}$", ".")
+    defined = [_chain([c], show, _LATEX_OPS) for c in parsed.definedness]
+    return _sentence(domains, assumptions, conclusion, lambda s: f"${s}$", ".", defined)
 
 
 def claim_plain(claim: Claim) -> str:
@@ -353,4 +377,5 @@ def claim_plain(claim: Claim) -> str:
     domains = [_domain_text(n, d, show, _PLAIN_DOMAIN) for n, d in parsed.domains.items()]
     assumptions = [_chain(c, show, _PLAIN_OPS) for c in _chains(parsed.assumptions)]
     conclusion = _chain(parsed.conclusion, show, _PLAIN_OPS)
-    return _sentence(domains, assumptions, conclusion, lambda s: s, "")
+    defined = [_chain([c], show, _PLAIN_OPS) for c in parsed.definedness]
+    return _sentence(domains, assumptions, conclusion, lambda s: s, "", defined)

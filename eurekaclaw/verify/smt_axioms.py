@@ -1,13 +1,17 @@
 """True facts about log, exp, powers, harmonic numbers and constants, instantiated for SMT.
 
 The SMT translation (smt_translate.py) turns every distinct transcendental term of a claim —
-log(t), exp(t), c^e, b^e with a symbolic exponent, harmonic(n, m) (a sum sympy closed), pi, e —
+log(t), exp(t), c^e, b^e with a symbolic exponent, harmonic(n, m) (= Σ_{k=1}^{n} 1/k^m), pi, e —
 into a fresh real variable, and this module adds axioms about those variables, *instantiated at
 the terms that occur* (no quantifier is ever handed to the solver). Every axiom is a theorem
 about the real functions, guarded by the term's definedness (log needs t > 0), so giving every
 fresh variable its true value satisfies all of them at every point: the axioms relax the claim,
 never narrow it. Hence unsat ⇒ proved, while a model is only a candidate that the exact re-check
 (exact.py) must confirm.
+
+Where each family is proved, and the check that a claim is merely one of them (such a claim is
+`cited`, not `smt`): axiom_sources.py. Sums reach this module as written (claims.py never
+closes them): Σ 1/k^m as a harmonic number, Σ k^p with the integral bounds, nothing else.
 
 Axioms (L = log t, E = exp t; each guarded by t > 0 for log, n >= 0 for harmonic numbers):
 
@@ -28,7 +32,7 @@ Axioms (L = log t, E = exp t; each guarded by t > 0 for log, n >= 0 for harmonic
   H >= 1 (n >= 1), H_0 = 0, strictly increasing in n, H_{n+1} = H_n + 1/(n + 1).
 - harmonic(n, m), m > 1: 1 <= H <= ζ(m) (n >= 1), H <= 2 - 1/n for m >= 2, and for m = 2
   ζ(2) - 1/n <= H <= ζ(2) - 1/(n + 1) (integral bounds on the tail), increasing in n.
-- Σ_{k=1}^{N} c*k^p (a sum sympy left unclosed, p rational, p ≠ -1): the integral bounds, which
+- Σ_{k=1}^{N} c*k^p (p rational, not a negative integer): the integral bounds, which
   hold because k^p is monotonic — for p < 0: ((N+1)^(p+1) - 1)/(p+1) <= Σ <= 1 + (N^(p+1) - 1)/(p+1)
   (N >= 1); for p > 0: N^(p+1)/(p+1) <= Σ <= ((N+1)^(p+1) - 1)/(p+1).
 - pi and e lie in rigorous rational intervals (3.14159265… < pi < 3.14159265…).

@@ -100,7 +100,8 @@ def symbolic_pow(tr: Translator, e: sp.Pow) -> Any:
 
 
 def harmonic(tr: Translator, e: sp.harmonic) -> Any:
-    """harmonic(n, m): the closed form sympy gives Σ_{k=1}^{n} 1/k^m (claims.py), n >= 0."""
+    """harmonic(n, m) = Σ_{k=1}^{n} 1/k^m for n >= 0, the name under which the sum's sourced
+    axioms are kept (smt_axioms.py)."""
     n_expr = e.args[0]
     m = e.args[1] if len(e.args) > 1 else sp.Integer(1)
     if not (m.is_Rational and m > 0) or n_expr.is_integer is not True:
@@ -116,16 +117,41 @@ def harmonic(tr: Translator, e: sp.harmonic) -> Any:
     return tr.ax.harmonic(e, n, m, log_n, log_n1)
 
 
+def finite_sum(tr: Translator, e: sp.Sum) -> Any:
+    """A sum as written (claims.py never replaces it by a closed form). With a few terms it is
+    its definition, f(a) + ... + f(b); Σ_{k=1}^{N} c/k^m is a harmonic number with its sourced
+    axioms; Σ_{k=1}^{N} c*k^p is bounded by integrals (k^p is monotonic). Anything else — a
+    geometric sum, an identity that needs induction — is untranslatable."""
+    if len(e.limits) != 1:
+        raise Untranslatable(f"the nested sum {e} has no SMT translation")
+    ((k, low, high),) = e.limits
+    span = evaluated(high) - evaluated(low) if high.is_number and low.is_number else None
+    if span is not None and span.is_Integer and span <= MAX_EXPANDED_TERMS:
+        if span < 0:
+            return tr.const(sp.Integer(0))
+        a = int(evaluated(low))
+        terms = [e.function.xreplace({k: sp.Integer(a + i)}) for i in range(int(span) + 1)]
+        return tr.expr(terms[0] if len(terms) == 1 else sp.Add(*terms, evaluate=False))
+    return power_sum(tr, e)
+
+
+MAX_EXPANDED_TERMS = 64
+
+
 def power_sum(tr: Translator, e: sp.Sum) -> Any:
-    """Σ_{k=1}^{N} c*k^p that sympy left unclosed: bounded by integrals (k^p is monotonic)."""
+    """Σ_{k=1}^{N} c*k^p: a harmonic number for p = -m (m a positive integer), else bounded by
+    integrals (smt_axioms.AXIOM_SOURCES, "power-sum-integral")."""
     ((k, low, high),) = e.limits
     summand = evaluated(e.function)
     coeff, rest = summand.as_coeff_Mul()
     p = sp.Integer(1) if rest == k else (rest.exp if isinstance(rest, sp.Pow) and rest.base == k else None)
-    if low != 1 or p is None or not p.is_Rational or p in (0, -1) or not coeff.is_Rational or coeff <= 0 or p.q > 6:
-        raise Untranslatable(f"the sum {e} has no closed form and no SMT translation")
+    if low != 1 or p is None or not p.is_Rational or p == 0 or not coeff.is_Rational or coeff <= 0 or p.q > 6:
+        raise Untranslatable(f"the sum {e} has no SMT translation (no sourced axiom applies)")
     if high.free_symbols & {k} or not high.free_symbols <= set(tr.real_of):
         raise Untranslatable(f"the sum {e} has no SMT translation")
+    if p.is_Integer and p < 0:
+        var = harmonic(tr, sp.harmonic(high, -p, evaluate=False))
+        return var if coeff == 1 else tr.const(coeff) * var
     zz = tr.zz
     zero, one = tr.const(sp.Integer(0)), tr.const(sp.Integer(1))
     N = tr.expr(high)

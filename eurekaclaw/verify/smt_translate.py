@@ -4,10 +4,12 @@ The query asserts domains ∧ assumptions ∧ definedness ∧ ¬conclusion; unsa
 Everything is kept in real arithmetic (integer variables enter through ToReal) so `/` is always
 real division. Square roots and other fractional powers become fresh variables (y ≥ 0,
 y^q = x); absolute value, min, max, floor and ceiling become if-then-else / ToInt; log, exp,
-symbolic powers, harmonic numbers, unclosed power sums, pi and e become fresh variables
-(smt_terms.py) with true axioms instantiated at the terms that occur (smt_axioms.py); sympy's
-piecewise closed forms become if-then-else. Anything else (trigonometry, factorial, binomial)
-is untranslatable and the answer is "unknown" — never a pass.
+symbolic powers, pi and e become fresh variables (smt_terms.py) with true, sourced axioms
+instantiated at the terms that occur (smt_axioms.py, axiom_sources.py). A sum arrives as
+written (never a computer-algebra closed form): a few concrete terms are added up, Σ 1/k^m and
+Σ k^p get their sourced axioms, and any other sum — a geometric sum, an identity that needs
+induction — is untranslatable. So is anything else (trigonometry, factorial, binomial): the
+answer is "unknown" — never a pass.
 
 Soundness: the expressions are translated as written (claims.py builds them unevaluated). Each
 translated term records where it is defined over the reals (`needs`: a root's base ≥ 0, a
@@ -270,7 +272,7 @@ class Translator:
         sp.exp: smt_terms.exp,
         sp.Piecewise: _piecewise,
         sp.harmonic: smt_terms.harmonic,
-        sp.Sum: smt_terms.power_sum,
+        sp.Sum: smt_terms.finite_sum,
         sp.floor: _floor,
         sp.ceiling: _ceiling,
     }
@@ -344,13 +346,43 @@ def _describe(e: sp.Expr) -> str:
 
 
 def model_value(zz: Any, value: Any) -> tuple[str | int, bool]:
-    """(value, exact) from a model entry: ints, "p/q" strings when rational, else a decimal
-    approximation of an algebraic number."""
+    """(value, exact) from a model entry: ints, "p/q" strings when rational, an algebraic
+    number as exact text ("sqrt(2)", "CRootOf(x^5 - x - 1, 0)", read back by exact.to_exact),
+    else a decimal approximation (not exact)."""
     if zz.is_int_value(value):
         return value.as_long(), True
     if zz.is_rational_value(value):
         num, den = value.numerator_as_long(), value.denominator_as_long()
         return (num if den == 1 else f"{num}/{den}"), True
     if hasattr(zz, "is_algebraic_value") and zz.is_algebraic_value(value):
+        text = _algebraic_text(value)
+        if text is not None:
+            return text, True
         return value.approx(40).as_decimal(40).rstrip("?"), False
     return str(value), False
+
+
+MAX_ALGEBRAIC_DEGREE = 12
+
+
+def _algebraic_text(value: Any) -> str | None:
+    """Z3's algebraic number (a polynomial and the index of its real root, counted from 1 in
+    increasing order) as sympy's exact root, checked against Z3's own enclosing interval; None
+    when anything does not fit (the caller then falls back to an inexact decimal)."""
+    try:
+        coeffs = [int(str(c)) for c in value.poly()]
+        index = int(value.index())
+    except (AttributeError, ValueError, TypeError):
+        return None
+    if not 2 <= len(coeffs) <= MAX_ALGEBRAIC_DEGREE + 1 or index < 1:
+        return None
+    poly = sp.Poly(list(reversed(coeffs)), sp.Symbol("x"))
+    real_roots = poly.count_roots()
+    if index > real_roots:
+        return None
+    root = sp.rootof(poly, index - 1, radicals=True)  # sqrt(2) rather than CRootOf(x^2 - 2, 1)
+    # sympy counts real roots in increasing order too; the approximations must agree
+    approx = sp.Rational(str(value.approx(30).as_decimal(30).rstrip("?")))
+    if abs(sp.N(root, 40) - approx) > sp.Rational(1, 10**25):
+        return None
+    return sp.sstr(root).replace("**", "^")

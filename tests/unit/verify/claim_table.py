@@ -102,12 +102,14 @@ CASES: list[Case] = [
     case("log_le_xm2", [pos("x")], "log(x) <= x - 2", False, tag="log"),
     case("log_x_over", [pos("x")], "log(x) <= sqrt(x)/10", False, tag="log"),
     # --- sums with closed forms ------------------------------------------------------------------
-    case("sum_k", [nat("n", 1)], "Sum(k, (k, 1, n)) == n*(n + 1)/2", True, smt=True, tag="sum"),
-    case("sum_k2", [nat("n", 1)], "Sum(k^2, (k, 1, n)) == n*(n + 1)*(2*n + 1)/6", True, smt=True, tag="sum"),
-    case("sum_k3", [nat("n")], "Sum(k^3, (k, 1, n)) == (n*(n + 1)/2)^2", True, smt=True, tag="sum"),
+    # Sums reach the solvers as written (no computer-algebra closed form), so an identity such
+    # as Σ k = n(n + 1)/2 is not an SMT proof: it needs induction (Coq) — DESIGN "Trust base".
+    case("sum_k", [nat("n", 1)], "Sum(k, (k, 1, n)) == n*(n + 1)/2", True, tag="sum"),
+    case("sum_k2", [nat("n", 1)], "Sum(k^2, (k, 1, n)) == n*(n + 1)*(2*n + 1)/6", True, tag="sum"),
+    case("sum_k3", [nat("n")], "Sum(k^3, (k, 1, n)) == (n*(n + 1)/2)^2", True, tag="sum"),
     case("sum_geom", [nat("n")], "Sum(2^k, (k, 0, n)) == 2^(n + 1) - 1", True, tag="sum"),
     case("harmonic_log", [nat("n", 1)], "Sum(1/k, (k, 1, n)) <= log(n) + 1", True, tag="sum"),
-    case("sum_odd", [nat("n")], "Sum(2*k - 1, (k, 1, n)) == n^2", True, smt=True, tag="sum"),
+    case("sum_odd", [nat("n")], "Sum(2*k - 1, (k, 1, n)) == n^2", True, tag="sum"),
     case("sum_k_wrong", [nat("n", 1)], "Sum(k, (k, 1, n)) == n^2/2", False, tag="sum"),
     case("sum_k2_off", [nat("n", 1)], "Sum(k^2, (k, 1, n)) == n*(n + 1)*(2*n + 1)/6 + 1", False, tag="sum"),
     case("sum_geom_wrong", [nat("n")], "Sum(2^k, (k, 0, n)) == 2^(n + 1)", False, tag="sum"),

@@ -48,8 +48,8 @@ def stmt(variables: list[ClaimVariable], conclusion: str, assumptions: tuple[str
             [X_GT_M1],
             "x/(1 + x) <= log(1 + x) <= x",
             (),
-            "forall (x : R),\n  -1 < x ->\n  x + 1 <> 0 ->\n  x + 1 > 0 ->\n"
-            "  x / (x + 1) <= ln (x + 1) /\\ ln (x + 1) <= x",
+            # x > -1 already makes x + 1 positive: no definedness hypothesis is needed
+            "forall (x : R),\n  -1 < x ->\n  x / (x + 1) <= ln (x + 1) /\\ ln (x + 1) <= x",
         ),
         (
             [X, ClaimVariable(name="y")],
@@ -97,9 +97,10 @@ def stmt(variables: list[ClaimVariable], conclusion: str, assumptions: tuple[str
         (
             [N, X],
             "Sum(x^k, (k, 0, n)) <= 2",
-            (),  # sympy's closed form is piecewise
-            "forall (n : nat) (x : R),\n  x <> 0 ->\n"
-            "  (if Req_EM_T x 1 then INR n + 1 else (1 - x ^ (1 + n)) / (1 - x)) <= 2",
+            # the sum as written (no computer-algebra closed form), and no hidden x <> 0: the
+            # exponent k ranges over 0..n
+            (),
+            "forall (n : nat) (x : R),\n  sum_f_R0 (fun k : nat => x ^ k) n <= 2",
         ),
         (
             [N],
@@ -170,7 +171,8 @@ NAT_IS = "assert (Hn : n = {v}%nat) by (apply INR_eq; rewrite H; simpl; lra).\ns
         # integer bounds k = -1, 0, 1: 1/2 + 1 + 1/2
         (
             Claim(variables=[N, Z], assumptions=["n == 1", "z == -1"], conclusion="Sum(1/(k^2 + 1), (k, z, n)) == 2"),
-            "intros n z Hn Hz Hc.\nassert (En : n = 1%nat) by (apply INR_eq; rewrite Hn; simpl; lra).\n"
+            # (no hypothesis n - z + 1 >= 0: the assumptions already give it, signs.py)
+            "intros n z Hn Hz.\nassert (En : n = 1%nat) by (apply INR_eq; rewrite Hn; simpl; lra).\n"
             "assert (Ez : z = (-1)%Z) by (apply eq_IZR; exact Hz).\nsubst n z. simpl. field.",
         ),
         # floor is Int_part: the two inequalities that characterise it

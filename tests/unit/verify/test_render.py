@@ -143,3 +143,28 @@ def test_latex_compiles(tmp_path) -> None:
         timeout=120,
     )
     assert out.returncode == 0, out.stdout[-2000:]
+
+
+def test_definedness_conditions_are_part_of_the_statement() -> None:
+    """A condition the parser added (x != 0 for 1/x) is a premise of every check: the reader
+    sees it; a condition the domain already guarantees is not added at all."""
+    real = Claim(variables=[ClaimVariable(name="x")], conclusion="x*(1/x) == 1")
+    assert claim_plain(real) == "For all x ∈ ℝ with x ≠ 0 (for the expressions to be defined): x/x = 1"
+    assert r"$x \ne 0$ (for the expressions to be defined)" in claim_latex(real)
+    positive = Claim(variables=[ClaimVariable(name="x", domain="positive")], conclusion="x*(1/x) == 1")
+    assert "defined" not in claim_plain(positive)
+    bare = Claim(variables=[], assumptions=["2 > 1"], conclusion="log(3) > 1")
+    assert "defined" not in claim_plain(bare)
+
+
+def test_unit_fraction_is_a_fraction() -> None:
+    c = Claim(variables=[ClaimVariable(name="n", domain="natural", low=1)], conclusion="3*(1/n) + 1/n^2 <= 4")
+    latex = claim_latex(c)
+    assert r"\frac{1}{n^{2}}" in latex and r"\frac{3}{n}" in latex and r"1 \frac" not in latex
+
+
+def test_a_sum_with_a_reciprocal_keeps_both_terms() -> None:
+    """Found by the round-trip property test: display mode read `1 + 2^(-1)` as the fraction
+    1/2 (a rule meant for `1/4` applied to sums too), so the statement lost a term."""
+    c = Claim(variables=[ClaimVariable(name="x")], conclusion="x <= 1 + 2^(-1)")
+    assert claim_plain(c) == "For all x ∈ ℝ: x ≤ 1 + 1/2"

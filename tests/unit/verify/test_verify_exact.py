@@ -114,3 +114,20 @@ def test_exact_values_beyond_float_range() -> None:
     assert evaluate_claim_at(c, {"x": str(10**600 + 1)}).holds is False
     assert evaluate_claim_at(c, {"x": 10**600}).holds is True
     assert evaluate_claim_at(c, {"x": "1" * 20_000}).status == "outside"  # too long to read
+
+
+def test_algebraic_values_are_exact() -> None:
+    """A solver's irrational model (√2, a root of x^5 - x - 1) is decided exactly, and the text
+    goes through the claim parser, never eval."""
+    from eurekaclaw.verify.exact import to_exact
+
+    on_12 = Claim(variables=[ClaimVariable(name="x", domain="interval", low=1, high=2)], conclusion="x^2 != 2")
+    assert evaluate_claim_at(on_12, {"x": "sqrt(2)"}).holds is False
+    assert evaluate_claim_at(on_12, {"x": "-sqrt(2)"}).status == "outside"
+    quintic = Claim(variables=[ClaimVariable(name="x")], conclusion="x^5 - x - 1 != 0")
+    assert evaluate_claim_at(quintic, {"x": "CRootOf(x^5 - x - 1, 0)"}).holds is False
+    shifted = Claim(variables=[ClaimVariable(name="x")], conclusion="x^5 - x != 3/2")
+    assert evaluate_claim_at(shifted, {"x": "CRootOf(x^5 - x - 1, 0)"}).holds is True
+    for bad in ['__import__("os")', "x", "sqrt(-1)", "log(2)", "pi", "CRootOf(y^2 - 2, 0)"]:
+        with pytest.raises(ValueError):
+            to_exact(bad)

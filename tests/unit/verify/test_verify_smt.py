@@ -112,3 +112,15 @@ def test_model_that_fails_exact_recheck_is_not_a_counterexample(monkeypatch: pyt
 
 def test_missing_solver_is_no_checker() -> None:
     assert smt_check(claim("x >= x"), solver="not-a-solver").verdict == "no_checker"
+
+
+def test_algebraic_model_value_is_exact_text() -> None:
+    z3 = pytest.importorskip("z3")
+    from eurekaclaw.verify.smt_translate import model_value
+
+    x = z3.Real("x")
+    for constraint, expected in [(x * x == 2, "sqrt(2)"), (x**5 - x - 1 == 0, "CRootOf(x^5 - x - 1, 0)")]:
+        s = z3.Solver()
+        s.add(constraint, x > 0)
+        assert s.check() == z3.sat
+        assert model_value(z3, s.model()[x]) == (expected, True)
