@@ -3,7 +3,9 @@
 Used by the SMT checker (verify/smt.py) and the `symbolic` tool (tools/symbolic.py): both run
 code that may not end (a solver, a sympy expansion), and the only reliable way to stop it is to
 kill the worker's whole process group. The parent side is `WorkerPool` (idle workers reused,
-because starting Python with sympy costs about a second); the child side is `serve`.
+because starting Python with sympy costs about a second); the child side is `serve`. A request
+may carry a `Cancel`: when another check has already decided (the SMT portfolio), setting it
+kills the worker serving the request at once instead of letting it run to its deadline.
 
 Standard library only, and cheap to import: the child imports it before its heavy modules.
 """
@@ -30,10 +32,61 @@ class WorkerStartError(RuntimeError):
     """The worker did not announce that it was ready in time."""
 
 
+class WorkerCancelled(RuntimeError):
+    """The request was cancelled while its worker was starting."""
+
+
+class Cancel:
+    """An off switch shared by the requests of one decision. `set()` kills the process group of
+    every worker currently serving (or starting for) one of them, so a solver stuck in native
+    code stops at once; the request then answers {"status": "cancelled"}. Thread-safe: the
+    requests run in worker threads, `set()` comes from the event loop."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._set = False
+        self._workers: set[LineWorker] = set()
+        self._signalled: set[LineWorker] = set()
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        with self._lock:
+            self._set = True
+            # Signalled under the lock: a worker that left is never signalled afterwards (its pid
+            # may be reaped and reused by then).
+            for worker in self._workers:
+                worker.signal_kill()
+            self._signalled |= self._workers
+            self._workers = set()
+
+    def enter(self, worker: LineWorker) -> bool:
+        """Register a worker for this request; False (and nothing registered) when already set."""
+        with self._lock:
+            if self._set:
+                return False
+            self._workers.add(worker)
+            return True
+
+    def leave(self, worker: LineWorker) -> bool:
+        """Unregister (before the worker is reaped or reused); True if set() killed it."""
+        with self._lock:
+            self._workers.discard(worker)
+            return worker in self._signalled
+
+
 class LineWorker:
     """One worker process (`python -m <module> --serve`) and its reply buffer."""
 
-    def __init__(self, module: str, ready: str, what: str, startup_timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        module: str,
+        ready: str,
+        what: str,
+        startup_timeout_s: float = STARTUP_TIMEOUT_S,
+        cancel: Cancel | None = None,
+    ) -> None:
         env = dict(os.environ)
         root = str(Path(__file__).resolve().parents[1])
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -47,7 +100,15 @@ class LineWorker:
         )
         self.buffer = b""
         self.uses = 0
-        if self.readline(time.monotonic() + startup_timeout_s) != ready:
+        if cancel is not None and not cancel.enter(self):
+            self.kill()
+            raise WorkerCancelled(f"{what}: cancelled")
+        # A cancel during start-up kills the process, so this read ends at once with None.
+        started = self.readline(time.monotonic() + startup_timeout_s) == ready
+        if cancel is not None and cancel.leave(self):
+            self.kill()
+            raise WorkerCancelled(f"{what}: cancelled")
+        if not started:
             self.kill()
             raise WorkerStartError(f"{what} did not start")
 
@@ -89,11 +150,15 @@ class LineWorker:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def kill(self) -> None:
+    def signal_kill(self) -> None:
+        """SIGKILL to the worker's process group, without reaping (any thread may call it)."""
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+    def kill(self) -> None:
+        self.signal_kill()
         self.proc.wait()
 
 
@@ -109,14 +174,27 @@ class WorkerPool:
         self.idle: list[LineWorker] = []
         self.lock = threading.Lock()
 
-    def request(self, payload: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        """The worker's reply, or {"status": "timeout"|"error", "reason": ...}. Raises
+    def request(self, payload: dict[str, Any], timeout_s: float, cancel: Cancel | None = None) -> dict[str, Any]:
+        """The worker's reply, or {"status": "timeout"|"error"|"cancelled", "reason": ...}. Raises
         WorkerStartError (or OSError) when no worker can be started."""
+        cancelled = {"status": "cancelled", "reason": f"{self.what} was stopped: another check decided first"}
+        if cancel is not None and cancel.is_set():
+            return cancelled
         with self.lock:
             worker = self.idle.pop() if self.idle else None
         if worker is None or not worker.alive():
-            worker = LineWorker(self.module, self.ready, self.what)  # start-up is not part of the deadline
+            try:
+                # start-up is not part of the deadline
+                worker = LineWorker(self.module, self.ready, self.what, cancel=cancel)
+            except WorkerCancelled:
+                return cancelled
+        if cancel is not None and not cancel.enter(worker):
+            self._release(worker)  # set before the request was sent: the worker is still clean
+            return cancelled
         reply = worker.ask(payload, time.monotonic() + timeout_s + self.grace_s)
+        if cancel is not None and cancel.leave(worker):
+            worker.kill()  # killed by set(), perhaps just after it answered: never reused
+            return reply if reply is not None else cancelled
         if reply is None:
             timed_out = worker.alive()
             worker.kill()

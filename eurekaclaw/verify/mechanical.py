@@ -1,6 +1,8 @@
 """run_mechanical_checks: every machine check that applies to one lemma, concurrently, without
 blocking the event loop; and the two questions the theory loop asks of the results —
-how strong is the evidence (mechanical_level) and was the claim refuted (refuted).
+how strong is the evidence (mechanical_level) and was the claim refuted (refuted). The claim's
+own checks are a portfolio (portfolio.py): the first decisive answer stops the other solver, and
+inside a `claim_check_session()` an identical claim is checked once.
 
 Status invariant (DESIGN §3): a refuted claim is never recorded as proven, so
 mechanical_level returns None whenever any check holds a confirmed counterexample.
@@ -17,10 +19,9 @@ from typing import Any, Literal
 from eurekaclaw.types.artifacts import CheckResult, Claim, VerificationLevel
 from eurekaclaw.verify.coq import coq_check_claim
 from eurekaclaw.verify.exact import parsed_for
-from eurekaclaw.verify.falsifier import falsify
 from eurekaclaw.verify.grammar import ClaimError
 from eurekaclaw.verify.lean import lean_check_claim
-from eurekaclaw.verify.smt import smt_check
+from eurekaclaw.verify.portfolio import ClaimCheckCache, check_claim, session_cache
 
 FORMAL_CHECKERS = ("coq", "lean")
 SMT_CHECKERS = ("z3", "cvc5")
@@ -28,10 +29,6 @@ SMT_CHECKERS = ("z3", "cvc5")
 
 def _setting(settings: Any, name: str, default: Any) -> Any:
     return getattr(settings, name, default) if settings is not None else default
-
-
-def _falsify(claim: Claim, seed: int, budget_s: float) -> CheckResult:
-    return falsify(claim, seed=seed, budget_s=budget_s).to_check_result()
 
 
 async def run_mechanical_checks(
@@ -42,6 +39,8 @@ async def run_mechanical_checks(
     formal_helpers: str | None = None,
     formal_system: Literal["coq", "lean"] | None = None,
     seed: int = 0,
+    portfolio: bool = True,
+    cache: ClaimCheckCache | None = None,
 ) -> list[CheckResult]:
     """Falsifier + z3 (+ cvc5) on the claim and, when a formal proof is given, coqc or lean
     checking that proof against the statement generated from THE CLAIM (formal_system "coq" by
@@ -49,7 +48,8 @@ async def run_mechanical_checks(
     lemmas placed before the theorem. Checkers that are not installed appear with verdict
     "no_checker"; an unparseable claim gives one "error" result from checker "claim"; a formal
     proof without a (parseable) claim checks nothing and is "skipped"; with nothing to check,
-    one "no_checker"."""
+    one "no_checker". `portfolio=False` waits for every checker (the previous behaviour, kept
+    for the benchmark); `cache` defaults to the session's (`claim_check_session()`), if any."""
     jobs: list[Any] = []
     results: list[CheckResult] = []
     system = formal_system or "coq"
@@ -64,11 +64,19 @@ async def run_mechanical_checks(
             claim_ok = True
             budget = float(_setting(settings, "falsifier_budget_s", 2.0))
             smt_timeout = float(_setting(settings, "smt_timeout_s", 10.0))
-            jobs.append(asyncio.to_thread(_falsify, claim, seed, budget))
-            jobs.append(asyncio.to_thread(smt_check, claim, timeout_s=smt_timeout, solver="z3"))
-            if importlib.util.find_spec("cvc5") is not None:
-                jobs.append(asyncio.to_thread(smt_check, claim, timeout_s=smt_timeout, solver="cvc5"))
-            else:
+            cvc5 = importlib.util.find_spec("cvc5") is not None
+            jobs.append(
+                check_claim(
+                    claim,
+                    seed=seed,
+                    budget_s=budget,
+                    smt_timeout_s=smt_timeout,
+                    solvers=SMT_CHECKERS if cvc5 else ("z3",),
+                    portfolio=portfolio,
+                    cache=cache if cache is not None else session_cache(),
+                )
+            )
+            if not cvc5:
                 results.append(
                     CheckResult(
                         checker="cvc5",
@@ -113,7 +121,9 @@ async def run_mechanical_checks(
     started = time.monotonic()
     outcomes = await asyncio.gather(*jobs, return_exceptions=True)
     for outcome in outcomes:
-        if isinstance(outcome, CheckResult):
+        if isinstance(outcome, list):
+            results.extend(outcome)
+        elif isinstance(outcome, CheckResult):
             results.append(outcome)
         elif isinstance(outcome, BaseException):
             # A checker bug must not pass a lemma or crash the loop: it is an "error" result.

@@ -3,7 +3,8 @@
 Workers (`python -m eurekaclaw.verify.smt_worker --serve`, run by line_worker.py) are kept in a
 small pool because starting Python with sympy and z3 costs about a second. Every request has a hard deadline: a
 worker that does not answer in time is killed (its whole process group) and the answer is
-"unknown". A model returned by the solver counts as a counterexample only after exact.py
+"unknown". A `Cancel` shared with other checks (mechanical.py's portfolio) kills the worker
+as soon as another check has decided; the answer is then "skipped". A model returned by the solver counts as a counterexample only after exact.py
 confirms it; "unsat" is reported as passed only when the translation's definedness needs follow
 from the claim's own premises (smt_translate.py) and the premises are not contradictory.
 """
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from eurekaclaw.line_worker import WorkerPool
+from eurekaclaw.line_worker import Cancel, WorkerPool
 from eurekaclaw.types.artifacts import CheckResult, CheckVerdict, Claim
 from eurekaclaw.verify.claims import ParsedClaim
 from eurekaclaw.verify.exact import evaluate_parsed, parsed_for
@@ -71,9 +72,12 @@ def _to_float_point(model: dict[str, Any]) -> dict[str, Any] | None:
     return out
 
 
-def smt_check(claim: Claim, *, timeout_s: float = 10.0, solver: str = "z3") -> CheckResult:
+def smt_check(
+    claim: Claim, *, timeout_s: float = 10.0, solver: str = "z3", cancel: Cancel | None = None
+) -> CheckResult:
     """Prove (unsat of the negation → passed), refute (confirmed model → failed) or give up
-    (unknown). Never raises for a bad claim: that is verdict "error"."""
+    (unknown); "skipped" when `cancel` was set before the solver answered. Never raises for a
+    bad claim: that is verdict "error"."""
     started = time.monotonic()
     if solver not in ("z3", "cvc5") or importlib.util.find_spec(solver) is None:
         return CheckResult(checker=solver, verdict="no_checker", detail=f"the {solver} Python module is not installed")
@@ -82,12 +86,18 @@ def smt_check(claim: Claim, *, timeout_s: float = 10.0, solver: str = "z3") -> C
     except ClaimError as exc:
         return CheckResult(checker=solver, verdict="error", detail=f"claim does not parse: {exc}")
     try:
-        reply = _POOL.request(
-            {"claim": claim.model_dump(mode="json"), "timeout_s": timeout_s, "solver": solver}, timeout_s
-        )
+        payload = {"claim": claim.model_dump(mode="json"), "timeout_s": timeout_s, "solver": solver}
+        reply = _POOL.request(payload, timeout_s, cancel) if cancel is not None else _POOL.request(payload, timeout_s)
     except (RuntimeError, OSError) as exc:
         return CheckResult(
             checker=solver, verdict="error", detail=str(exc), seconds=round(time.monotonic() - started, 3)
+        )
+    if reply.get("status") == "cancelled":
+        return CheckResult(
+            checker=solver,
+            verdict="skipped",
+            detail="stopped: another checker decided the claim first",
+            seconds=round(time.monotonic() - started, 3),
         )
     version = reply.get("version") or solver_version(solver)
 
