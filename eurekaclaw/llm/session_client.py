@@ -22,6 +22,7 @@ from eurekaclaw.llm.client import review_counts_as_evidence
 from eurekaclaw.llm.context import current_lemma, current_stage
 from eurekaclaw.llm.ledger import Reservation, UsageLedger
 from eurekaclaw.llm.types import LLMClient, LLMRequest, LLMResponse, Message, Usage
+from eurekaclaw.model_text import restore_in
 from eurekaclaw.redact import scrub
 from eurekaclaw.store.files import append_jsonl
 from eurekaclaw.types.artifacts import utcnow
@@ -269,6 +270,8 @@ def parse_reply(response: LLMResponse, output: type[M], placeholders: frozenset[
             data = extract_json(response.text)
         except ValueError as exc:
             raise LLMOutputError(str(exc), kind="schema", raw=response.text) from None
+    # LaTeX a JSON decoder made into control characters ("\\beta" arriving as backspace + "eta")
+    data = restore_in(data)
     echoed = echoed_placeholders(data, placeholders)
     if echoed:
         # A small model that copies the prompt's example object would otherwise store

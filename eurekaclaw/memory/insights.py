@@ -9,7 +9,9 @@ name or lose each other's index entries.
 Every insight carries the standing of its session (established or not, its final theory status,
 self-review) and may be retracted later; retracted insights, and results/strategies of a session
 whose claim was shown false, are never injected (DomainInsight.injectable), and every injected
-one says its standing in the <memories> block.
+one says its standing in the <memories> block. The body is model text: it passes the one door
+(memory/text.quarantined) before it is stored and again before it is injected, so no body says
+"formally verified" or "established" — the standing comes from the recorded level alone.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from eurekaclaw.memory.text import (
     keyword_overlap,
     keywords,
     normalize_whitespace,
+    quarantined,
     sha256_text,
     slugify,
 )
@@ -150,6 +153,7 @@ class DomainInsights:
         """
         if insight.confidence < MIN_CONFIDENCE:
             return None
+        insight = _through_the_door(insight)
         if not insight.content.strip():
             return None
         slug = domain_slug(insight.domain)
@@ -304,7 +308,9 @@ class DomainInsights:
         for entry in entries:
             insight = self.read(domain, entry.get("file", ""))
             if insight is not None and insight.injectable():
-                out.append(insight)
+                insight = _through_the_door(insight)  # a file written before the door, or edited
+                if insight.content.strip():
+                    out.append(insight)
             if len(out) >= k:
                 break
         return out
@@ -368,6 +374,19 @@ def render_insight(insight: DomainInsight) -> str:
     return f"---\n{header}\n---\n\n{insight.content.strip()}\n"
 
 
+def _through_the_door(insight: DomainInsight) -> DomainInsight:
+    """The insight with its title and body through the one door for model text."""
+    content = quarantined(insight.content)
+    title = " ".join(insight.title.split())
+    # a title is read with the body's first sentence: "Self-reviewed constants" heads a lesson
+    lead = content.split(". ", 1)[0] if content else ""
+    if not title or quarantined(f"{title.rstrip('.')}: {lead}") != f"{title.rstrip('.')}: {lead}".strip():
+        title = quarantined(title) or f"{insight.category.replace('_', ' ')} note"
+    if content == insight.content.strip() and title == insight.title.strip():
+        return insight
+    return insight.model_copy(update={"content": content, "title": title})
+
+
 def _attr(value: str) -> str:
     return str(value).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -380,10 +399,15 @@ def render_memories_block(insights: builtins.list[DomainInsight]) -> str:
         return ""
     parts = ["<memories>"]
     for ins in insights:
+        ins = _through_the_door(ins)
+        if not ins.content.strip():
+            continue
         parts.append(
             f'<memory category="{_attr(ins.category)}" title="{_attr(ins.title)}" '
             f'confidence="{ins.confidence:.2f}" status="{_attr(ins.trust_label())}">\n'
             f"{ins.content.strip()}\n</memory>"
         )
+    if len(parts) == 1:
+        return ""
     parts.append("</memories>")
     return "\n".join(parts)

@@ -55,3 +55,13 @@ def sha256_text(text: str) -> str:
 
 def normalize_whitespace(text: str) -> str:
     return re.sub(r"\s+", " ", text or "").strip()
+
+
+def quarantined(text: str) -> str:
+    """A memory text through the one door for model text (eurekaclaw/model_text): no sentence on
+    how something was checked or on a proof status (an insight's standing is its recorded level,
+    said by the <memories> block, never by its body), except a lesson that a check failed ("a
+    self-review missed the violated bound"); "" when nothing is left."""
+    from eurekaclaw.model_text import quarantine
+
+    return quarantine(text or "", lessons=True).text

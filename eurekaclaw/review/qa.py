@@ -1,9 +1,11 @@
 """Questions about a finished paper: one structured call, then the answer is held to the records.
 
-The model's answer is shown only after two mechanical checks: every part of the paper it cites
-must exist (unknown ones are dropped with a note), and no sentence may claim more than the
-records say about a lemma or the theorem (such a sentence is removed and a correction from the
-records takes its place). Every cited lemma's record line is appended by us, not by the model.
+The model's answer passes the one door for model text (eurekaclaw/model_text) before it is shown:
+LaTeX that JSON decoding turned into control characters is restored, and no sentence of it may say
+how anything was checked or state a proof status (such a sentence is removed, true or not, and
+the record of the result it spoke of, the main theorem when it names none, is shown instead).
+Every part of the paper it cites must exist (unknown ones are dropped with a note). Every cited
+lemma's record line is appended by us, not by the model.
 The question, the model's own words and what was shown are all kept in review/history.jsonl.
 """
 
@@ -16,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from eurekaclaw.agents.base import BaseAgent, render_prompt
+from eurekaclaw.model_text import for_display
 from eurekaclaw.review.claims import ALL, THEOREM, ClaimChecker
 from eurekaclaw.review.facts import PROOF_EXCERPT, PaperFacts, paper_markdown
 from eurekaclaw.review.history import ReviewStore
@@ -137,13 +140,8 @@ def ask_prompt(facts: PaperFacts, question: str, history: list[dict[str, Any]]) 
 
 
 def check_answer(facts: PaperFacts, question: str, reply: QAReply) -> Answer:
-    answer = Answer(
-        question=question,
-        version=facts.version.version,
-        raw=reply.answer,
-        shown=reply.answer,
-        answerable=reply.answerable,
-    )
+    raw = for_display(reply.answer)
+    answer = Answer(question=question, version=facts.version.version, raw=raw, shown=raw, answerable=reply.answerable)
     for cite in reply.cites:
         found = _resolve_cite(facts, cite)
         if found is None:
@@ -155,14 +153,14 @@ def check_answer(facts: PaperFacts, question: str, reply: QAReply) -> Answer:
         elif found[0] == "theorem":
             answer.theorem = True
     checker = ClaimChecker(facts.doc)
-    shown, overclaims = checker.check(reply.answer)
+    shown, overclaims = checker.check(raw)
     answer.shown = shown
     for claim in overclaims:
         line = claim.correction()
         if line not in answer.corrections:
             answer.corrections.append(line)
     # lemmas the answer speaks about without citing them still get their record line
-    spoken = [s for p, s in checker._subjects(reply.answer) if s not in (ALL, THEOREM)]
+    spoken = [s for p, s in checker._subjects(raw) if s not in (ALL, THEOREM)]
     spoken += [c.subject for c in overclaims if c.subject not in (ALL, THEOREM)]
     for lid in answer.lemmas + [s for s in dict.fromkeys(spoken) if s not in answer.lemmas]:
         answer.records.append(facts.record_line(lid))

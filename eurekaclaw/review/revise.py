@@ -3,9 +3,9 @@
 The model may change only the prose fields. Statements, proofs, statuses and verification levels
 come from theory_state.json through the writer's `build_doc`, which this module never writes, so
 a revision cannot raise a level: only the checkers do that. The revised prose goes through the
-writer's own checks — `usable_fields` (too short is not prose), `check_prose` (no proof claimed
-for an unproved statement), then the level check of claims.py, and at render time the writer's
-sanitiser — and is compiled with the writer's compile-and-repair. A revision that does not
+writer's own checks — `usable_fields` (too short is not prose), then `check_prose`, the one door
+for model text (no sentence on checks or proof status: the records say those; no title claiming a
+proof; the paper's own macros and tables removed), and at render time the writer's sanitiser — and is compiled with the writer's compile-and-repair. A revision that does not
 compile where a TeX toolchain exists is rolled back: no paper_v<n> file is left, the version list
 is unchanged, and the build log stays in latex_v<n>/ for inspection. A session with an evaluation
 report gets it refreshed for the new version (the novelty judgement reused: the theory and the
@@ -33,7 +33,7 @@ from eurekaclaw.agents.writer.prose import PaperProse, fallback_prose, usable_fi
 from eurekaclaw.agents.writer.render import render_tex
 from eurekaclaw.agents.writer.repair import compile_with_repair, copy_pdf
 from eurekaclaw.errors import BadInputError
-from eurekaclaw.review.claims import ClaimChecker
+from eurekaclaw.model_text import quarantine
 from eurekaclaw.review.facts import PaperFacts
 from eurekaclaw.review.history import REVIEW_DIR, PaperVersion, ReviewStore, version_files
 from eurekaclaw.store.files import atomic_write_text
@@ -156,20 +156,8 @@ def checked_prose(facts: PaperFacts, reply: RevisionReply) -> tuple[dict[str, st
     if facts.experiment is None:
         prose["experiments"] = ""
     fallback_title = fallback_prose(facts.theory, facts.plan, facts.experiment)["title"]
-    prose, honesty = check_prose(prose, facts.theory.status == "proved", fallback_title)
+    prose, honesty = check_prose(prose, facts.theory, fallback_title)
     notes.extend(honesty)
-    checker = ClaimChecker(facts.doc)
-    for name in PROSE_FIELDS:
-        if prose.get(name) == base.get(name):
-            continue  # the writer's text was checked when it was written
-        kept, overclaims = checker.check(prose[name])
-        if overclaims:
-            prose[name] = kept if kept.strip() or name != "title" else base[name]
-            for claim in overclaims:
-                notes.append(
-                    f"{name.replace('_', ' ')}: a sentence claiming more than the records was "
-                    f"dropped ({claim.correction()})"
-                )
     return prose, notes
 
 
@@ -239,9 +227,11 @@ async def revise_paper(
     )
     with review_stage():
         reply = await agent.ask_structured(request, RevisionReply)
-    outcome.model_summary = reply.summary.strip()
+    # the model's summary is shown: it passes the door (no check or proof status in its words)
+    outcome.model_summary = quarantine(reply.summary.strip(), proved=facts.doc.proved).text
     if reply.needs:
-        reason = f": {reply.needs_reason.strip()}" if reply.needs_reason.strip() else ""
+        why = quarantine(reply.needs_reason.strip(), proved=facts.doc.proved).text
+        reason = f": {why}" if why else ""
         outcome.needs.append(
             f"the feedback needs new {' and '.join(reply.needs)} work{reason}; this revision was judged to need prose only. "
             "Revise again saying what to re-prove or re-run (a changed statement needs a new session)."

@@ -1,8 +1,11 @@
 """Fragment-by-fragment repair of a statement, proof or assumption, so it is typeset, not shown
 as source.
 
-A block from the TheoryState is LaTeX written by a model. Before it reaches the compiler each
-problem is fixed where it is, and the rest of the block is left as written:
+A block from the TheoryState is LaTeX written by a model. Before it reaches the compiler it passes
+the one door for model text (LaTeX escapes a JSON decoder made into control characters restored;
+the paper's own macros such as `\\eclevel` and tables removed; a sentence about how it was
+checked replaced by a note, machine_claims.py), then each problem is fixed where it is, and the
+rest of the block is left as written:
 
 - references: `\\ref{lem:<id>}` (and the usual slips) point at the label the paper defines
   (labels.py); `\\cref` becomes `Lemma~\\ref`; a reference to nothing becomes the target's
@@ -34,7 +37,9 @@ from eurekaclaw.agents.writer.latex_policy import (
     MATH_ENVS,
     is_blocked,
 )
+from eurekaclaw.agents.writer.machine_claims import check_block
 from eurekaclaw.agents.writer.sanitize import group_end
+from eurekaclaw.model_text import for_display, strip_forged
 
 _CITE_RE = re.compile(r"\\(cite[a-z]*)\*?((?:\[[^\]]*\])*)\{([^{}]*)\}")
 _CS_RE = re.compile(r"\\([A-Za-z@]+)")
@@ -402,9 +407,17 @@ def repair_fragments(
     cite_keys: set[str] | None = None,
     undefined: Iterable[str] = (),
     bad_chars: Iterable[str] = (),
+    model_text: bool = True,
 ) -> FragmentResult:
-    """The block with each problem fixed in place (see the module docstring)."""
+    """The block with each problem fixed in place (see the module docstring); `model_text` False
+    for the user's own statement (no sentence of it is the model's)."""
     fixes: list[str] = []
+    text, forged = strip_forged(for_display(text))
+    fixes += forged
+    if model_text:
+        text, n = check_block(text)
+        if n:
+            fixes.append(f"{n} sentence(s) of the model about how it was checked replaced by a note")
     text = CONTROL_CHARS.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     while "^^" in text:
         text = text.replace("^^", "^")
@@ -437,5 +450,5 @@ def statement_tex(text: str) -> str:
     repaired text fails the sanitizer's check. Never interpreted as LaTeX code."""
     from eurekaclaw.agents.writer.sanitize import sanitize_latex
 
-    repaired = repair_fragments(" ".join(text.split())).text
+    repaired = repair_fragments(" ".join(text.split()), model_text=False).text
     return repaired if not sanitize_latex(repaired, mode="block").changed else escape_text(text)

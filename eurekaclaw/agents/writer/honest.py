@@ -1,26 +1,15 @@
-"""A mechanical check of the model's prose against the theory status.
-
-When the main statement is not proved, sentences that say it was ("we prove", "we show that",
-"a new theorem", "Theorem 4") are dropped, and a title that claims a proof is replaced by one
-built from the user's own statement. The fixed abstract suffix (doc.py) then says what was and
-was not established; the prose can no longer contradict it.
+"""The model's prose through the writer's checks before it is stored (and again whenever a paper is
+built, machine_claims.py): no sentence on checks or proof status (the records say those), no title
+that claims a proof or restates the statement in the model's own formulas (a title built from the
+user's statement replaces it).
 """
 
 from __future__ import annotations
 
 import re
 
-CLAIM_RE = re.compile(
-    r"\b(?:we|this (?:paper|work|note|article)|our (?:main )?result)\s+"
-    r"(?:(?:rigorously|formally|successfully|also|then|first)\s+)?"
-    r"(?:prove|proves|proved|show|shows|showed|establish|establishes|established|demonstrate|demonstrates|"
-    r"derive|derives|obtain|obtains|settle|settles|resolve|resolves)\b"
-    r"|\bnew theorem\b|\bTheorem[~\s]*\\?(?:ref\{[^}]*\}|\d+)|\bis proved\b|\bhas been proved\b|\bwe have proved\b",
-    re.IGNORECASE,
-)
-TITLE_CLAIM_RE = re.compile(r"\b(?:proof|proving|proved|theorem)\b", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\\$])")
-
+from eurekaclaw.agents.writer.machine_claims import Records, scrub_prose
+from eurekaclaw.types.artifacts import TheoryState
 
 _INLINE_MATH = re.compile(r"\$([^$]+)\$|\\\((.+?)\\\)")
 
@@ -65,30 +54,12 @@ def check_title(prose: dict[str, str], statements: list[str], fallback_title: st
     ]
 
 
-def check_prose(prose: dict[str, str], proved: bool, fallback_title: str) -> tuple[dict[str, str], list[str]]:
-    """(prose with offending sentences dropped, notes). Nothing changes when `proved`."""
-    if proved:
-        return prose, []
-    out = dict(prose)
+def check_prose(prose: dict[str, str], theory: TheoryState, fallback_title: str) -> tuple[dict[str, str], list[str]]:
+    """(prose through the door, notes): sentences on checks or proof status dropped (the generated
+    status sentence in their place), repeats across sections kept once, and a title that claims a
+    proof (or speaks of checks) replaced by the fallback title."""
     notes: list[str] = []
-    title = out.get("title", "")
-    if TITLE_CLAIM_RE.search(title):
+    out, title_bad = scrub_prose(prose, Records.from_theory(theory), notes)
+    if title_bad:
         out["title"] = fallback_title
-        notes.append("the model's title claimed a proof of an unproved statement; a title from the statement was used")
-    for name, text in prose.items():
-        if name == "title" or not text:
-            continue
-        kept, dropped = [], 0
-        for paragraph in text.split("\n\n"):
-            sentences = _SENTENCE.split(paragraph)
-            good = [s for s in sentences if not CLAIM_RE.search(s)]
-            dropped += len(sentences) - len(good)
-            if good:
-                kept.append(" ".join(good))
-        if dropped:
-            out[name] = "\n\n".join(kept)
-            notes.append(
-                f"{dropped} sentence(s) of the {name.replace('_', ' ')} claiming a proof were dropped: "
-                "the main statement is not proved"
-            )
     return out, notes

@@ -1,10 +1,17 @@
 """What model-written LaTeX may and may not contain (used by sanitize.py).
 
 Control sequences that reach files, the shell, catcodes or definitions are forbidden, as are
-environments outside an allow-list. Kept apart from the scanner so the policy reads as a list.
+environments outside an allow-list. So are the paper's own macros (the level tag `\\eclevel` and
+any other the paper template defines: what was checked is written by EurekaClaw, never by the
+model), tables (the verification summary is ours), and the commands that print a character by its
+code (`\\char67` would spell "Coq" past every check on words). Kept apart from the scanner so the
+policy reads as a list.
 """
 
 from __future__ import annotations
+
+from eurekaclaw.model_text import is_writer_macro
+from eurekaclaw.model_text.forged import TABLE_ENVS
 
 BLOCKED_WORDS = frozenset(
     """
@@ -22,6 +29,7 @@ BLOCKED_WORDS = frozenset(
     ExplSyntaxOn ExplSyntaxOff obeylines obeyspaces dospecials endlinechar newlinechar
     escapechar shipout stop bye dump batchmode nonstopmode scrollmode errorstopmode
     UseName UseExpandableName ExpandArgs AddToHook AddToHookNext RemoveFromHook
+    char symbol Uchar Ucharcat mathchar halign valign noalign
     """.split()
 )
 # Families: \pdf* primitives read files, \pgf*/\tikz*/\addplot read data files, and so on.
@@ -115,7 +123,7 @@ MATH_ENVS = frozenset(
     alignat alignat* displaymath math""".split()
 )
 AMPERSAND_ENVS = frozenset(
-    """align align* flalign flalign* alignat alignat* split aligned alignedat array tabular
+    """align align* flalign flalign* alignat alignat* split aligned alignedat array
     cases matrix pmatrix bmatrix Bmatrix vmatrix Vmatrix smallmatrix subarray""".split()
 )
 ALLOWED_ENVS = (
@@ -127,9 +135,12 @@ ALLOWED_ENVS = (
     )
 )
 THEOREM_LIKE = frozenset("theorem lemma proposition corollary proof conjecture claim".split())
-DANGEROUS_ENVS = frozenset(
-    """filecontents filecontents* verbatim verbatim* Verbatim lstlisting minted comment
+DANGEROUS_ENVS = (
+    frozenset(
+        """filecontents filecontents* verbatim verbatim* Verbatim lstlisting minted comment
     document tikzpicture axis thebibliography""".split()
+    )
+    | TABLE_ENVS
 )
 CITE_COMMANDS = frozenset("cite citet citep citealt citealp citeauthor citeyear citetext".split())
 REF_COMMANDS = frozenset("ref eqref autoref pageref cref Cref".split())
@@ -194,6 +205,8 @@ def _skip_expl3_arguments(text: str, j: int, signature: str) -> int:
 
 
 def is_blocked(name: str) -> bool:
+    if is_writer_macro(name):
+        return True
     if name in ALLOWED_DESPITE_PREFIX:
         return False
     if name in BLOCKED_WORDS or name in DEFINERS or name in PREFIX_WORDS:

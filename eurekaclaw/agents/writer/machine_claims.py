@@ -1,46 +1,44 @@
-"""Claims of machine verification in model-written text, checked against the recorded levels.
+"""The paper's model text through the one door (eurekaclaw/model_text): generate, don't filter.
 
-A prover may write "this lemma was formally verified in Coq" or "checked by Z3" into a proof,
-and the prose may say "all lemmas were machine-checked", while the records say `reviewed`.
-Readers believe such a sentence more than the level tag beside it, so each one is kept only
-when the records back it:
+What was proved, at which level and how is written by EurekaClaw from the records (the level tags,
+the verification summary, the abstract's closing sentences, and the status sentence below). The
+model's text may not say it, truthfully or not:
 
-- formal (Coq, Lean, a proof assistant or kernel, "formally verified"): level `formal`;
-- smt (Z3, cvc5, an SMT solver): level `smt`, or `formal` with a passed Z3/cvc5 check;
-- machine ("machine-checked", "mechanically verified"): level `formal` or `smt`;
-- numeric ("numerically verified"): a passed falsifier check in the lemma's records.
+- prose (title, abstract, introduction, related work, limitations, experiments): every sentence
+  that speaks of verification, checking, formalisation, kernels, solvers, provers, reviews or a
+  tool, or states a proof status about our own results, is dropped, and in its place (once per
+  section, not in the abstract, which ends with the generated sentences already) comes the
+  status sentence generated from the records; a sentence repeated across sections is kept once;
+- statements and proofs: a sentence with a tool, kernel or machine word becomes a bracketed note
+  (the words mathematics uses for its own steps, "one verifies", "we prove", stay);
+- everywhere: the paper's own macros (`\\eclevel`) and tables are removed.
 
-The subjects are the results a sentence names ("Lemma~\\ref{lem:L3} and Lemma L4 were checked by
-Z3", "the main theorem was verified in Coq"): every one must back the claim. A sentence naming
-none speaks about its own proof's lemma, or in the prose about every result (so the weakest level
-decides). Negated claims ("we did not verify this in Coq") and claims credited to other work pass
-(machine_claim_patterns.py). In a proof the sentence becomes a bracketed note, so the reader sees
-that something was taken out; in the prose it is dropped. Only the offending sentence changes
-(or its part inside a brace group, "\\footnote{See [5]. [note]}"): the rest keeps its bytes (a
-joined line could otherwise fall into a LaTeX comment). A claim that cannot be cut out without
-breaking the LaTeX stays, followed by a visible note, and is counted.
+Only the offending sentence changes (or its part inside a brace group, "\\footnote{See [5]. ...}"):
+the rest keeps its bytes (a joined line could otherwise fall into a LaTeX comment). A sentence
+that cannot be cut out without breaking the LaTeX stays, followed by a visible note, and counts.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from eurekaclaw.agents.writer.labels import lemma_label
-from eurekaclaw.agents.writer.machine_claim_patterns import THEOREM_MENTION, claims_in
+from eurekaclaw.model_text import (
+    Finding,
+    exempt_view,
+    for_analysis,
+    for_display,
+    judge,
+    spans,
+    split,
+    strip_forged,
+)
+from eurekaclaw.theory_view import theorem_status, theorem_view
 from eurekaclaw.types.artifacts import TheoryState, weakest_level
 
 NOTE_PREFIX = "removed claim(s) of machine verification"
-THEOREM = "*theorem*"
-
-# after a sentence's end (not an abbreviation; also inside a group: "\\textbf{Remark.} The"),
-# before a footnote, at a blank line
-_BOUNDARY = re.compile(
-    r"(?<!\bcf\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bal\.)(?:(?<=[.!?])|(?<=[.!?]\}))\s+(?=[A-Z\\$(\[`\"'])"
-    r"|(?<=[.!?])(?=\\footnote\{)|\n[ \t]*\n"
-)
-_COMMENT_LINE = re.compile(r"^[ \t]*%[^\n]*$", re.MULTILINE)
+READING_ORDER = ("abstract", "introduction", "preliminaries", "experiments", "related_work", "limitations")
 _STRUCTURE = re.compile(r"\\begin\{[^}]*\}|\\end\{[^}]*\}|\\\[|\\\]|\$\$")
 
 
@@ -53,32 +51,32 @@ class Evidence:
     passed: frozenset[str] = frozenset()
 
     def describe(self, kind: str = "") -> str:
-        if not self.level:
-            return "not proved"
-        extra = ", no numeric check passed" if kind == "numeric" else ""
-        return f"recorded level {self.level}{extra}"
+        return f"recorded level {self.level}" if self.level else "not proved"
 
 
-def supports(kind: str, ev: Evidence) -> bool:
-    if kind == "formal":
-        return ev.level == "formal"
-    if kind == "smt":
-        return ev.level == "smt" or (ev.level == "formal" and bool({"z3", "cvc5"} & ev.passed))
-    if kind == "machine":
-        return ev.level in ("formal", "smt")
-    return ev.level is not None and "falsifier" in ev.passed  # numeric
+def status_sentence(theory: TheoryState) -> str:
+    """The one sentence on the status EurekaClaw writes into prose where the model's went: the
+    status word and level of the one status function (theory_view), and how it was checked."""
+    view = theorem_view(theory)
+    level = f" (weakest level: {view.level_label})" if view.level_label else ""
+    return f"According to EurekaClaw's records, the main statement is {view.word}{level}. {view.how}".strip()
 
 
 @dataclass
 class Records:
-    """Evidence per lemma id (and for the theorem), and how to spot a lemma named in text."""
+    """Evidence per lemma id and for the theorem, the theory status, the generated status sentence
+    and the texts that are not the model's (the user's statement) for the prose check."""
 
     lemmas: dict[str, Evidence]
     theorem: Evidence
-    _mentions: list[tuple[str, re.Pattern[str]]] = field(default_factory=list)
+    status: str = "proved"
+    sentence: str = ""
+    exempt: tuple[str, ...] = ()
+    notes: list[str] = field(default_factory=list)
 
-    def __post_init__(self) -> None:
-        self._mentions = [(lid, _mention_re(lid)) for lid in self.lemmas]
+    @property
+    def proved(self) -> bool:
+        return self.status == "proved"
 
     @classmethod
     def from_theory(cls, theory: TheoryState) -> Records:
@@ -90,97 +88,12 @@ class Records:
                 frozenset(c.checker for c in rec.checks if c.verdict == "passed") if rec else frozenset(),
             )
         levels = [r.verification_level for r in theory.proven_lemmas.values()]
-        proved = theory.status == "proved"
-        theorem = Evidence(weakest_level(levels) if proved and levels else None)
-        return cls(lemmas, theorem)
-
-    def named(self, sentence: str) -> list[tuple[int, str]]:
-        """(position, lemma id) of every lemma the sentence names."""
-        return sorted((m.start(), lid) for lid, rx in self._mentions for m in rx.finditer(sentence))
-
-    def everything(self) -> list[Evidence]:
-        return [self.theorem, *self.lemmas.values()]
-
-
-def _mention_re(lid: str) -> re.Pattern[str]:
-    esc = re.escape(lid)
-    forms = [
-        rf"\blemma[~\s]*(?:\\ref\{{(?:lem:)?{esc}\}}|`?{esc}`?)(?![\w])",
-        rf"\\(?:c|C|auto|name)?ref\{{(?:{re.escape(lemma_label(lid))}|lem:{esc})\}}",
-        rf"(?<![\w:])lem:{esc}(?![\w])",
-    ]
-    return re.compile("|".join(forms), re.IGNORECASE)
-
-
-def _mentions(sentence: str, records: Records) -> list[tuple[int, str]]:
-    """(position, lemma id or THEOREM) of every result the sentence names."""
-    theorem = [(m.start(), THEOREM) for m in THEOREM_MENTION.finditer(sentence)]
-    return sorted(records.named(sentence) + theorem)
-
-
-# after the last claim, results named past one of these are not what it speaks about
-# ("Lemma L3 was checked by Z3, while Lemma L2 rests on review")
-_CONTRAST = re.compile(r"\b(?:while|whereas|but|except|although|though|however|unlike|only)\b", re.IGNORECASE)
-_CLAUSE = re.compile(rf";|{_CONTRAST.pattern}", re.IGNORECASE)  # a claim's subjects are named in its clause
-
-
-def _subjects(sentence: str, records: Records) -> Iterator[tuple[str, list[str]]]:
-    """(kind, results it is about) for each claim: every result named since the previous claim
-    ("Lemma L1 and Lemma L2 were verified in Coq"), and after the last claim every one named
-    before a contrast ("An automated prover verified Lemma L1 and Lemma L2")."""
-    named = _mentions(sentence, records)
-    claims = claims_in(sentence)
-    prev = -1
-    for i, (pos, kind) in enumerate(claims):
-        start = prev
-        for m in _CLAUSE.finditer(sentence, max(prev, 0), pos):
-            start = m.end()  # "L2 was reviewed only; L3 was proved by Z3": the claim is about L3
-        about = [lid for p, lid in named if start < p <= pos]
-        if i == len(claims) - 1:
-            tail = sentence[pos:]
-            stop = _CONTRAST.search(tail)
-            limit = pos + (stop.start() if stop else len(tail))
-            about += [lid for p, lid in named if pos < p < limit]
-        prev = pos
-        yield kind, list(dict.fromkeys(about))
-
-
-def _evidence(records: Records, lid: str) -> Evidence:
-    return records.theorem if lid == THEOREM else records.lemmas[lid]
-
-
-def _unsupported(
-    sentence: str, records: Records, default: list[Evidence], *, numeric_needs_lemma: bool = False
-) -> str | None:
-    """What the records say instead of a claim of the sentence, or None when every claim holds.
-    A claim naming no lemma is judged against `default`; with `numeric_needs_lemma` a numeric
-    claim naming none passes (the prose's "numerically verified" is about the experiments)."""
-    for kind, about in _subjects(sentence, records):
-        if not about and kind == "numeric" and numeric_needs_lemma:
-            continue
-        for ev in [_evidence(records, lid) for lid in about] or default:
-            if not supports(kind, ev):
-                return ev.describe(kind)
-    return None
-
-
-def _sentences(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
-    spans, start = [], lo
-    for m in _BOUNDARY.finditer(text, lo, hi):
-        spans.append((start, m.start()))
-        start = m.end()
-    spans.append((start, hi))
-    return spans
-
-
-def _spans(text: str) -> list[tuple[int, int]]:
-    """The sentences; a LaTeX comment line is one of its own (it must not swallow the next line)."""
-    spans, pos = [], 0
-    for m in _COMMENT_LINE.finditer(text):
-        spans += [*_sentences(text, pos, m.start()), (m.start(), m.end())]
-        pos = m.end()
-    spans += _sentences(text, pos, len(text))
-    return [(a, b) for a, b in spans if text[a:b].strip()]
+        status = theorem_status(theory)  # the one status function: self-reviewed is not proved
+        theorem = Evidence(weakest_level(levels) if status == "proved" and levels else None)
+        exempt = tuple(
+            dict.fromkeys(exempt_view(t) for t in (theory.informal_statement, theory.formal_statement) if t.strip())
+        )
+        return cls(lemmas, theorem, status, status_sentence(theory), exempt)
 
 
 def _balanced(piece: str) -> bool:
@@ -190,9 +103,9 @@ def _balanced(piece: str) -> bool:
     )
 
 
-def _safe_span(text: str, start: int, end: int) -> tuple[int, int] | None:
+def _safe_span(text: str, start: int, end: int, bad: Callable[[str], object]) -> tuple[int, int] | None:
     """The span to replace: the sentence, or the part of it between LaTeX structure (an
-    environment edge, display math) around the claim; None when no part can go without
+    environment edge, display math) that still offends; None when no part can go without
     breaking the LaTeX at the sentence's own level."""
     if _balanced(text[start:end]):
         return start, end
@@ -200,14 +113,14 @@ def _safe_span(text: str, start: int, end: int) -> tuple[int, int] | None:
     cuts = [0, *[p for m in _STRUCTURE.finditer(piece) for p in (m.start(), m.end())], len(piece)]
     for a, b in zip(cuts[::2], cuts[1::2], strict=False):
         sub = piece[a:b]
-        if claims_in(sub) and _balanced(sub):
+        if sub.strip() and _balanced(sub) and bad(sub):
             lead = len(sub) - len(sub.lstrip())
             return start + a + lead, start + a + len(sub.rstrip())
     return None
 
 
-def _groups_around(text: str, pos: int) -> list[tuple[int, int]]:
-    """(open, close) of each brace group enclosing `pos`, innermost first."""
+def _groups_around(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """(open, close) of each brace group that overlaps [lo, hi) and is not inside it, innermost first."""
     stack: list[int] = []
     groups = []
     for i, ch in enumerate(text):
@@ -217,53 +130,54 @@ def _groups_around(text: str, pos: int) -> list[tuple[int, int]]:
             stack.append(i)
         elif stack:
             o = stack.pop()
-            if o < pos < i:
+            if o < hi and i > lo and not (lo <= o and i < hi):
                 groups.append((o, i))
-    return groups
+    return sorted(groups, key=lambda g: g[1] - g[0])
 
 
-def _group_span(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """When the sentence straddles a brace ("\\emph{Note. This was verified in Coq.}"): its
-    part inside the smallest group around the claim that can go alone; the macro stays valid."""
-    claims = claims_in(text[start:end])
-    if not claims:
-        return None
-    for o, c in _groups_around(text, start + claims[0][0]):
+def _group_span(text: str, start: int, end: int, bad: Callable[[str], object]) -> tuple[int, int] | None:
+    """When the sentence straddles a brace ("\\emph{Note. This was verified in Coq.}"): its part
+    inside the smallest group that still offends and can go alone; the macro stays valid."""
+    for o, c in _groups_around(text, start, end):
         a, b = max(start, o + 1), min(end, c)
         piece = text[a:b]
-        if not (_balanced(piece) and claims_in(piece)):
-            continue
-        return a + len(piece) - len(piece.lstrip()), a + len(piece.rstrip())
+        if piece.strip() and _balanced(piece) and bad(piece):
+            return a + len(piece) - len(piece.lstrip()), a + len(piece.rstrip())
     return None
 
 
-KEPT_NOTE = "[the claim of machine verification before this note is not backed by the records: {why}]"
+KEPT_NOTE = "[the sentence before this note is the model's, not a record of how anything was checked]"
+PROOF_NOTE = "[a sentence of the model about how this was checked was removed; the tag of the result gives its record]"
 
 
-def _rewrite(text: str, judge: Callable[[str], str | None], replacement: str | None) -> tuple[str, list[str]]:
-    """`text` with each sentence `judge` rejects replaced by a note, or dropped (None); a
-    sentence no part of which can go without breaking the LaTeX stays, followed by a note."""
+def _rewrite(
+    text: str, judge_one: Callable[[str], Finding | None], replacement: str | None, first: str | None = None
+) -> tuple[str, list[Finding]]:
+    """`text` with each sentence `judge_one` refuses replaced by `replacement`, or dropped (None);
+    `first`, when given, takes the place of the first one dropped. A sentence no part of which
+    can go without breaking the LaTeX stays, followed by a note."""
     out: list[str] = []
-    removed: list[str] = []
+    removed: list[Finding] = []
     last = 0
-    for start, end in _spans(text):
-        bad = judge(text[start:end])
-        if bad is None:
+    for start, end in spans(text):
+        found = judge_one(text[start:end])
+        if found is None or start < last:
             continue
-        span = _safe_span(text, start, end) or _group_span(text, start, end)
+        span = _safe_span(text, start, end, judge_one) or _group_span(text, start, end, judge_one)
         if span is None:
-            out += [text[last:end], " " + KEPT_NOTE.format(why=bad)]
-            removed.append(bad)
+            out += [text[last:end], " " + KEPT_NOTE]
+            removed.append(found)
             last = end
             continue
         between = text[last : span[0]]
-        # consecutive removals in a proof leave one note, not a row of them
-        merged = bool(removed) and not between.strip()
-        removed.append(bad)
-        if not merged:
+        merged = bool(removed) and not between.strip()  # consecutive removals leave one note
+        if not (merged and replacement is not None):
             out.append(between)
-            if replacement is not None:  # a note replacing a comment line stays a comment
-                out.append(("% " if text[span[0]] == "%" else "") + replacement.format(why=bad))
+        if replacement is not None and not merged:
+            out.append(("% " if text[span[0]] == "%" else "") + replacement)  # a comment line stays one
+        elif replacement is None and first is not None and not removed:
+            out.append(first + " ")
+        removed.append(found)
         last = span[1]
         if replacement is None:  # a dropped sentence takes its trailing blank with it
             last += len(text[last:]) - len(text[last:].lstrip(" \t"))
@@ -274,23 +188,38 @@ def _rewrite(text: str, judge: Callable[[str], str | None], replacement: str | N
     return (joined.strip() if replacement is None else joined), removed
 
 
-PROOF_NOTE = "[a claim of machine verification was removed: {why}]"
+def _prepared(text: str, notes: list[str] | None = None) -> str:
+    clean, removed = strip_forged(for_display(text))
+    if notes is not None:
+        notes.extend(removed)
+    return clean
 
 
-def check_proof(text: str, own: Evidence, records: Records) -> tuple[str, int]:
-    """(the proof with unsupported verification claims replaced by a note, how many). A claim
-    naming no lemma is about the proof's own result."""
-    new, removed = _rewrite(text, lambda s: _unsupported(s, records, [own]), PROOF_NOTE)
+def check_block(text: str) -> tuple[str, int]:
+    """(a statement or proof with each sentence about machine checking replaced by a note, and
+    without the paper's own macros and tables; how many sentences)."""
+    new, removed = _rewrite(_prepared(text), lambda s: judge(s, mode="block"), PROOF_NOTE)
     return new, len(removed)
 
 
-def check_prose_text(text: str, records: Records) -> tuple[str, int]:
-    """(the prose without sentences claiming more machine verification than the records, how
-    many). A claim naming no lemma is about every result, so the weakest decides; such a numeric
-    claim is about the experiments (which do check the bounds numerically) and stays."""
-    new, removed = _rewrite(
-        text, lambda s: _unsupported(s, records, records.everything(), numeric_needs_lemma=True), None
-    )
+def check_proof(text: str, own: Evidence, records: Records) -> tuple[str, int]:
+    """check_block for a lemma's statement or proof (the records speak for it in its tag)."""
+    return check_block(text)
+
+
+def check_prose_text(text: str, records: Records, *, insert: bool = True) -> tuple[str, int]:
+    """(the prose without sentences on checks or proof status, the status sentence in the first
+    one's place when `insert`, how many)."""
+
+    ours = {" ".join(s.split()) for s in split(records.sentence)}
+
+    def judge_one(sentence: str) -> Finding | None:
+        if " ".join(sentence.split()) in ours:
+            return None  # ours, generated from these same records
+        return judge(sentence, mode="prose", proved=records.proved, exempt=records.exempt)
+
+    first = records.sentence if insert and records.sentence else None
+    new, removed = _rewrite(_prepared(text), judge_one, None, first)
     return new, len(removed)
 
 
@@ -304,8 +233,11 @@ def removed_count(notes: list[str]) -> int:
     return total
 
 
-def _note(n: int, where: str, why: str) -> str:
-    return f"{NOTE_PREFIX}: {n} sentence(s) {where} claimed a check the records do not show ({why})"
+def _note(n: int, where: str, what: str) -> str:
+    return (
+        f"{NOTE_PREFIX}: {n} sentence(s) {where} spoke of how results were checked or of their proof status, "
+        f"which EurekaClaw states from its records ({what})"
+    )
 
 
 def scrub_proof(
@@ -315,26 +247,71 @@ def scrub_proof(
     note when anything was removed."""
     if not text:
         return text
+    forged: list[str] = []
+    _prepared(text, forged)
     new, n = check_proof(text, own, records)
+    notes.extend(f"{f} (the {part} of {where})" for f in dict.fromkeys(forged))
     if n:
         notes.append(_note(n, f"in the {part} of {where}", f"{own.describe()}; replaced by a bracketed note"))
     return new
 
 
-def scrub_prose(prose: dict[str, str], records: Records, notes: list[str]) -> tuple[dict[str, str], bool]:
-    """(the prose with unsupported claims dropped, whether the title had one: the caller
-    replaces it, a title cannot lose a sentence)."""
+def title_offends(title: str, records: Records) -> Finding | None:
+    """Why a model title may not stand (a title cannot lose a sentence: the caller replaces it)."""
+    found = judge(_prepared(title), mode="prose", proved=records.proved, exempt=records.exempt)
+    if found is None and not records.proved and re.search(r"\btheorem\b", for_analysis(title)):
+        return Finding("result", "theorem")
+    return found
+
+
+def _sentence_key(sentence: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", for_analysis(sentence)).strip()
+
+
+def dedupe_sections(prose: dict[str, str]) -> tuple[dict[str, str], int]:
+    """Each sentence kept once across the sections, where it first appears in reading order."""
+    seen: set[str] = set()
     out = dict(prose)
-    title_bad = (
-        _unsupported(prose.get("title") or "", records, records.everything(), numeric_needs_lemma=True) is not None
-    )
+    total = 0
+    for name in [n for n in READING_ORDER if n in prose] + [n for n in prose if n not in READING_ORDER]:
+        if name == "title" or not prose[name]:
+            continue
+        text, cuts = prose[name], []
+        for a, b in spans(text):
+            key = _sentence_key(text[a:b])
+            if len(key) < 12:
+                continue
+            if key in seen:
+                cuts.append((a, b))
+            seen.add(key)
+        if cuts:
+            pieces, last = [], 0
+            for a, b in cuts:
+                pieces.append(text[last:a])
+                last = b + len(text[b:]) - len(text[b:].lstrip(" \t"))
+            out[name] = ("".join(pieces) + text[last:]).strip()
+            total += len(cuts)
+    return out, total
+
+
+def scrub_prose(prose: dict[str, str], records: Records, notes: list[str]) -> tuple[dict[str, str], bool]:
+    """(the prose through the door, whether the title may not stand: the caller replaces it)."""
+    out = dict(prose)
+    title_bad = bool(prose.get("title")) and title_offends(prose.get("title") or "", records) is not None
     for name, text in prose.items():
         if name == "title" or not text:
             continue
-        new, n = check_prose_text(text, records)
-        if n:
+        forged: list[str] = []
+        _prepared(text, forged)
+        new, n = check_prose_text(text, records, insert=name != "abstract")
+        notes.extend(f"{f} (the {name.replace('_', ' ')})" for f in dict.fromkeys(forged))
+        if n or forged or new != text:
             out[name] = new
-            notes.append(_note(n, f"of the {name.replace('_', ' ')}", "they were dropped"))
+        if n:
+            notes.append(_note(n, f"of the {name.replace('_', ' ')}", "dropped, the generated status sentence stands"))
+    out, repeated = dedupe_sections(out)
+    if repeated:
+        notes.append(f"{repeated} sentence(s) repeated across sections were kept once, where they first appear")
     if title_bad:
         notes.append(_note(1, "of the title", "a title from the statement was used"))
     return out, title_bad

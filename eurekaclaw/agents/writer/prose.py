@@ -20,6 +20,7 @@ from eurekaclaw.agents.writer.experiments import ExperimentView
 from eurekaclaw.agents.writer.fragments import statement_tex
 from eurekaclaw.agents.writer.honest import check_prose, check_title
 from eurekaclaw.agents.writer.results_brief import experiment_brief
+from eurekaclaw.agents.writer.title_math import fallback_title
 from eurekaclaw.errors import LLMError
 from eurekaclaw.skills.prompt_budget import skills_block
 from eurekaclaw.types.artifacts import ExperimentResult, ResearchBrief, TheoryState
@@ -63,9 +64,7 @@ def fallback_prose(theory: TheoryState, plan: CitePlan, experiment: ExperimentVi
     proved = theory.status == "proved"
     # the user's statement is data: its math typeset, its commands shown as text (fragments.py)
     shown = statement_tex(informal) if informal else "the statement given below"
-    title = (
-        statement_tex(_first_sentence(informal)) if informal else "A machine-assisted study of a mathematical statement"
-    )
+    title = fallback_title(informal)  # typeset, never cut (title_math.py)
     # a domain's shipped classics are named only where a lemma cites them (not "drawn on" wholesale)
     lemma_keys = {k for node in theory.lemma_dag.values() if (k := plan.resolve(node.citation))}
     keys = [key for key, _ in plan.citable() if key not in plan.shipped_keys or key in lemma_keys]
@@ -78,13 +77,13 @@ def fallback_prose(theory: TheoryState, plan: CitePlan, experiment: ExperimentVi
         intro.append("No decomposition into lemmas was recorded for this statement.")
     elif proved:
         intro.append(
-            f"The proof is decomposed into {len(lemma_ids)} lemma(s), each checked separately; the main "
-            "results section labels every result with how it was checked."
+            f"The argument is decomposed into {len(lemma_ids)} lemma(s); the main results section gives the "
+            "status of each, as recorded."
         )
     else:
         intro.append(
-            f"The statement was decomposed into {len(lemma_ids)} lemma(s), of which {len(established)} "
-            "were established; the main results section labels every result with how it was checked."
+            f"The statement was decomposed into {len(lemma_ids)} lemma(s), {len(established)} of which have a "
+            "recorded proof; the main results section gives the status of each, as recorded."
         )
     restated = {" ".join(t.split()).casefold() for t in (informal, theory.formal_statement) if t.strip()}
     plan_items: list[tuple[str, str]] = []
@@ -96,9 +95,9 @@ def fallback_prose(theory: TheoryState, plan: CitePlan, experiment: ExperimentVi
         items = "\n".join(f"\\item ({escape_text(prov)}) {escape_text(desc)}" for prov, desc in plan_items)
         intro.append("The proof plan was:\n\\begin{itemize}\n" + items + "\n\\end{itemize}")
     related = (
-        "This work draws on the following verified references: " + ", ".join(f"\\citet{{{k}}}" for k in keys) + "."
+        "This work draws on the following references: " + ", ".join(f"\\citet{{{k}}}" for k in keys) + "."
         if keys
-        else "No verified references are available for this session."
+        else "No reference from the literature search could be cited for this session."
     )
     prose = {
         "title": title,
@@ -107,13 +106,13 @@ def fallback_prose(theory: TheoryState, plan: CitePlan, experiment: ExperimentVi
         # empty when there is nothing to say: the section is then omitted
         "preliminaries": "The main statement relies on the assumptions listed below." if theory.assumptions else "",
         "related_work": related,
-        "limitations": "This paper reports what was checked and how; see the verification summary.",
+        "limitations": "What each result rests on is stated in the verification summary.",
         "experiments": "",
     }
     if experiment is not None:
         held = sum(1 for c in experiment.checks if c.held)
-        prose["experiments"] = "We compare the empirical behaviour of the policies with the theoretical bounds" + (
-            f": {held} of {len(experiment.checks)} bound check(s) held." if experiment.checks else "."
+        prose["experiments"] = "We compare the measured values with the theoretical bounds" + (
+            f": {held} of {len(experiment.checks)} bound comparison(s) held." if experiment.checks else "."
         )
     return prose
 
@@ -218,6 +217,7 @@ async def write_prose(
     prose = {**fallback, **fields}
     if experiment is None:
         prose["experiments"] = ""
-    prose, honesty = check_prose(prose, theory.status == "proved", fallback["title"])
+    # through the one door: what was proved and how is said by the records, not by the model
+    prose, honesty = check_prose(prose, theory, fallback["title"])
     prose, title_notes = check_title(prose, [theory.informal_statement, theory.formal_statement], fallback["title"])
     return prose, notes + honesty + title_notes

@@ -7,8 +7,10 @@ walks the text token by token and
 - removes control sequences that reach files, the shell, catcodes or definitions (a removed
   definition could also redefine a macro the template relies on), the `^^` notation that
   could spell any of them, and expl3: `\\ExplSyntaxOn` and names such as `\\iow_open:Nn`;
-- keeps only environments from an allow-list (dropping dangerous ones with their content, and
-  theorem-like ones in prose: statements are inserted verbatim by the writer, never re-stated);
+- keeps only environments from an allow-list (dropping dangerous ones and tables with their
+  content, and theorem-like ones in prose: statements are inserted verbatim by the writer, never
+  re-stated);
+- drops the paper's own macros (`\\eclevel`, ...) with their arguments: a level tag is ours;
 - filters \\cite keys to the verified bibliography and \\ref labels to the ones the template
   defines;
 - balances braces, environments and math mode, and escapes stray special characters in prose.
@@ -48,6 +50,8 @@ from eurekaclaw.agents.writer.tex_skip import (
     skip_spaces,
     skip_stream_operands,
 )
+from eurekaclaw.model_text import is_writer_macro
+from eurekaclaw.model_text.forged import skip_args as skip_writer_macro_args
 
 SanitizeMode = Literal["prose", "block"]
 
@@ -256,6 +260,8 @@ class _Walker:
         """Drop a blocked command together with what it would consume."""
         text = self.text
         self.removed.append(f"removed \\{name}")
+        if is_writer_macro(name):
+            return skip_writer_macro_args(text, end)
         if name in DEFINERS:
             return skip_definition(name, text, end)
         if name in STREAM_COMMANDS:

@@ -223,7 +223,7 @@ def test_injection_never_offers_a_false_sessions_knowledge(tmp_path):
     )
     ins.save(
         insight(
-            "Trusting one review", "A self-review missed the violated UCB1 exploration bound.", category="pitfalls"
+            "Trusting one reader", "A single reader missed the violated UCB1 exploration bound.", category="pitfalls"
         ).model_copy(update=bad)
     )
     ins.save(
@@ -242,7 +242,7 @@ def test_injection_never_offers_a_false_sessions_knowledge(tmp_path):
     )
     shown = {i.title: i for i in ins.load_for_injection("mab", k=10, query="UCB1 exploration constant")}
     # the contradicted session's "knowledge" never comes back; its pitfall does, labelled
-    assert set(shown) == {"Trusting one review", "Peeling for UCB1 exploration", "Hoeffding for UCB1 exploration"}
+    assert set(shown) == {"Trusting one reader", "Peeling for UCB1 exploration", "Hoeffding for UCB1 exploration"}
     block = render_memories_block(list(shown.values()))
     assert 'status="established at formal"' in block
     assert 'status="unverified: self-reviewed; the session ended proved"' in block

@@ -9,6 +9,7 @@ import pytest
 
 from eurekaclaw.agents.writer.bibtex import plan_citations
 from eurekaclaw.agents.writer.doc import build_doc
+from eurekaclaw.agents.writer.machine_claims import status_sentence
 from eurekaclaw.config import load_settings
 from eurekaclaw.errors import BudgetExceededError
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
@@ -27,11 +28,11 @@ from eurekaclaw.types.artifacts import PaperOutput, TheoryState
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "writer"
 PROSE = {
     "title": "A gap-free regret bound for UCB1",
-    "abstract": "We study a gap-free regret bound for UCB1 with explicit constants and label every step with its check.",
+    "abstract": "We study a gap-free regret bound for UCB1 with explicit constants and state the setting first.",
     "introduction": "Lemma~\\ref{lem:L2} is the key step of the argument and bounds the pulls of each suboptimal arm.",
     "preliminaries": "Let $K$ be the number of arms.",
     "related_work": "",
-    "limitations": "Lemma L2 rests on a review only.",
+    "limitations": "The horizon is assumed known.",
     "experiments": "",
 }
 
@@ -95,7 +96,7 @@ def test_the_diff_summary_names_each_changed_field() -> None:
     changes = diff_summary(PROSE, new)
     assert changes[0] == "title: 'A gap-free regret bound for UCB1' -> 'Explicit constants for UCB1'"
     assert changes[1] == "introduction: rewritten (+6/-0 words, 16 -> 22 words)"
-    assert "related work: added (5 words)" in changes and "limitations: removed (7 words)" in changes
+    assert "related work: added (5 words)" in changes and "limitations: removed (5 words)" in changes
     assert diff_summary(PROSE, dict(PROSE)) == []
 
 
@@ -110,10 +111,14 @@ def test_revised_prose_passes_the_writers_checks_and_the_level_check(tmp_path: P
     prose, notes = checked_prose(f, reply)
     assert prose["abstract"] == PROSE["abstract"] and prose["experiments"] == ""
     assert "Proof" not in prose["title"]
-    assert prose["limitations"] == "The horizon is finite."
+    # the model's sentence on how L2 was checked goes; the status sentence from the records stands
+    assert prose["limitations"] == f"{status_sentence(f.theory)} The horizon is finite."
+    assert "machine-checked" not in prose["limitations"]
     assert prose["introduction"] == PROSE["introduction"]
     assert any("abstract was not usable prose" in n for n in notes)
-    assert any("machine-checked" not in n and "level reviewed" in n for n in notes)
+    assert any(
+        n.startswith("removed claim(s) of machine verification: 1 sentence(s) of the limitations") for n in notes
+    )
 
 
 def test_version_numbers_skip_files_left_on_disk(tmp_path: Path) -> None:
