@@ -5,13 +5,16 @@ commands that live in their own modules (they share its options and error handli
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from eurekaclaw.cli_common import JsonOpt, LLMOpt, VerboseOpt, cli_settings, handle_errors
-from eurekaclaw.cli_result import cost_text, usage_of
+from eurekaclaw.cli_result import cost_text, theorem_of, usage_of, view_json
 from eurekaclaw.errors import EXIT_FAILED
+
+if TYPE_CHECKING:
+    from eurekaclaw.theory_view import TheoremView
 
 
 @handle_errors
@@ -33,8 +36,9 @@ def pause(
 
 @handle_errors
 def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
-    """List sessions: id, mode, statement, status, cost, date."""
+    """List sessions: id, mode, statement, status, theorem (status word and the claim checked), cost, date."""
     from rich.table import Table
+    from rich.text import Text
 
     from eurekaclaw.console import out
     from eurekaclaw.store.session import Workspace
@@ -50,31 +54,48 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
         rows.append(meta)
     rows.sort(key=lambda m: m.created_at, reverse=True)
     runs = Workspace(cli_settings().eurekaclaw_dir).runs_dir
+    views = {m.session_id: theorem_of(runs / m.session_id) for m in rows}
     if json_out:
         listed = []
         for m in rows:
             data = m.model_dump(mode="json")
             if not usage_of(runs / m.session_id).get("cost_known", True):
                 data["cost_usd"], data["cost_known"] = None, False
+            view = views[m.session_id]
+            if view is not None:  # the displayed status, never the stage's plain word
+                data["theory_status"] = view.status
+                data["theorem"] = view_json(view)
             listed.append(data)
         out().print_json(json.dumps(listed))
         return
     table = Table(show_header=True)
-    for col in ("id", "mode", "statement", "status", "cost", "date"):
-        table.add_column(col)
+    for col in ("id", "mode", "statement", "status", "theorem", "cost", "date"):
+        table.add_column(col, overflow="fold")
     for m in rows:
         text = m.statement or " ".join(m.paper_ids)
         short = text if len(text) <= 50 else text[:47] + "..."
-        status = m.status + (f" ({m.theory_status})" if m.theory_status else "")
         table.add_row(
             m.session_id,
             m.mode,
-            short,
-            status,
+            Text(short),
+            m.status,
+            Text(theorem_cell(views[m.session_id], m.theory_status)),
             cost_text(runs / m.session_id, m.cost_usd),
             m.created_at.strftime("%Y-%m-%d %H:%M"),
         )
     out().print(table if rows else "no sessions yet")
+
+
+def theorem_cell(view: TheoremView | None, stored: str | None) -> str:
+    """The theorem's status word, the claim checked and the narrowing, for the sessions table."""
+    if view is None:
+        return "-" if not stored else ("self-reviewed" if stored == "self_reviewed" else stored)
+    lines = [view.word + (f" ({view.level_label})" if view.level_label else "")]
+    if view.from_claim and view.statement_plain:
+        lines.append(view.statement_plain)
+    if view.scope_sentence:
+        lines.append(view.scope_sentence)
+    return "\n".join(lines)
 
 
 @handle_errors

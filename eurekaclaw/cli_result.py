@@ -4,11 +4,15 @@ the cost (never a false $0), and the exit code."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
+from eurekaclaw.agents.theory.costs import costs_line, read_costs
 from eurekaclaw.errors import EXIT_FAILED
+
+if TYPE_CHECKING:
+    from eurekaclaw.theory_view import TheoremView
 
 
 def finish_run(result: Any, as_json: bool) -> None:
@@ -18,6 +22,12 @@ def finish_run(result: Any, as_json: bool) -> None:
         data = result.model_dump(mode="json")
         if not usage_of(result.session_dir).get("cost_known", True):
             data["cost_usd"], data["cost_known"] = None, False
+        data["proof_costs"] = read_costs(result.session_dir)  # calls per proof (agents/theory/costs.py)
+        view = theorem_of(result.session_dir)
+        if view is not None:
+            # the displayed status, never the stage's plain word: "self_reviewed", "narrower_claim"
+            data["theory_status"] = view.status
+            data["theorem"] = view_json(view)
         out().print_json(json.dumps(data))
     else:
         print_result(result)
@@ -56,24 +66,89 @@ def print_result(result: Any) -> None:
     if result.status != "completed" and result.status_reason:
         out().print(f"{result.status}: {result.status_reason}", markup=False, highlight=False)
     if result.theory_status:
-        level = f" (weakest verification level: {result.weakest_level})" if result.weakest_level else ""
-        if result.self_reviewed and result.weakest_level == "reviewed":
-            # the weakest link was checked by nobody but the model that wrote it: say so on the
-            # line that says "proved", not only in a note below it
-            level = " (weakest verification level: reviewed by the proving model itself — self-review, no independent check)"
-        out().print(f"theorem: [bold]{result.theory_status}[/]{level}")
-        if result.self_reviewed:
-            out().print(
-                f"[yellow]{result.self_reviewed} lemma(s) reviewed only by the model that proved "
-                "them (self-review); use --review-llm for an independent reviewer[/]"
-            )
-        if result.theory_status != "proved" and result.theory_reason:
-            out().print(f"why: {result.theory_reason}", markup=False, highlight=False)
+        print_theorem(result)
     out().print(
         f"cost: {cost_text(result.session_dir, result.cost_usd)} over {result.llm_calls} LLM calls",
         markup=False,
         highlight=False,
     )
+    if read_costs(result.session_dir):
+        out().print(costs_line(read_costs(result.session_dir)), markup=False, highlight=False)
     out().print(f"session directory: {result.session_dir}")
     if result.output_dir:
         out().print(f"artefacts copied to: {result.output_dir}")
+
+
+def theorem_of(session_dir: Any) -> TheoremView | None:
+    """The theorem as every surface shows it, from the session's theory_state.json (read only)."""
+    if not session_dir:
+        return None
+    from pathlib import Path
+
+    from eurekaclaw.agents.views import theorem_view
+    from eurekaclaw.types.artifacts import TheoryState
+
+    try:
+        theory = TheoryState.model_validate_json((Path(session_dir) / "theory_state.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return theorem_view(theory)
+
+
+def view_json(view: TheoremView) -> dict[str, Any]:
+    keys: tuple[str, ...] = (
+        "status",
+        "word",
+        "colour",
+        "level",
+        "level_label",
+        "statement",
+        "statement_plain",
+        "from_claim",
+        "in_words",
+        "scope_sentence",
+        "statement_not_proved",
+        "how",
+        "hint",
+    )
+    data = {k: getattr(view, k) for k in keys}
+    data["self_reviewed"] = list(view.self_reviewed)
+    return data
+
+
+def theorem_lines(view: TheoremView) -> list[tuple[str, str]]:
+    """(text, style) lines under the result table: the status word, what was checked (the
+    rendered claim), the model's words beside it, the narrowing, how it was checked."""
+    level = f" (weakest: {view.level_label})" if view.level_label else ""
+    lines = [(f"theorem: {view.word}{level}", "bold" if view.proved else "yellow")]
+    if view.statement_plain:
+        lines.append((("claim checked: " if view.from_claim else "statement: ") + view.statement_plain, ""))
+    if view.in_words:
+        lines.append((f"in words: {' '.join(view.in_words.split())}", "dim"))
+    if view.scope_sentence:
+        lines.append((view.scope_sentence, "yellow"))
+    if view.status in ("narrower_claim", "different_claim") or (view.scope_sentence and view.statement_not_proved):
+        lines.append(("the statement itself was not proved", "yellow"))
+    lines.append((f"how: {view.how}", ""))
+    if view.hint:
+        lines.append((view.hint, "yellow"))
+    return lines
+
+
+def print_theorem(result: Any) -> None:
+    from eurekaclaw.console import out
+
+    view = theorem_of(result.session_dir)
+    if view is None:
+        # no readable theory state: the run's own summary, never upgraded
+        word = result.theory_status
+        if word == "proved" and result.self_reviewed and result.weakest_level == "reviewed":
+            word = "self-reviewed"
+        level = f" (weakest verification level: {result.weakest_level})" if result.weakest_level else ""
+        out().print(f"theorem: {word}{level}", markup=False, highlight=False)
+    else:
+        for text, style in theorem_lines(view):
+            out().print(text, style=style or None, markup=False, highlight=False)
+    proved = view.proved if view is not None else result.theory_status == "proved"
+    if not proved and result.theory_reason:
+        out().print(f"why: {result.theory_reason}", markup=False, highlight=False)

@@ -165,6 +165,8 @@ def bench_command(
         flag = (
             "  FALSE STATEMENT PROVED"
             if record.false_proved
+            else "  FALSE STATEMENT SELF-REVIEWED"
+            if record.false_self_reviewed
             else "  TRUE STATEMENT REFUTED"
             if record.true_refuted
             else ""
@@ -214,7 +216,8 @@ def _render(outcome: Any, as_json: bool) -> None:
         return "n/a" if not d["n"] else f"{d['hits']}/{d['n']} ({d['rate']:.0%}, {d['low']:.0%}–{d['high']:.0%})"
 
     table = Table(title="bench summary (95 % Wilson intervals)", show_header=True)
-    for col in ("config", "runs", "correct", "false-proved", "true refuted", "undecided", "tokens", "cost"):
+    cols = ("config", "runs", "correct", "false-proved", "false self-reviewed", "true refuted", "undecided", "tokens")
+    for col in (*cols, "cost"):
         table.add_column(col)
     for label, s in outcome.summary["overall"].items():
         cost = "unknown" if s["cost_usd"] is None else f"${s['cost_usd']:.4f}"
@@ -223,6 +226,7 @@ def _render(outcome: Any, as_json: bool) -> None:
             str(s["runs"]),
             rate(s["correct"]),
             rate(s["false_proved"]),
+            rate(s["false_self_reviewed"]),
             rate(s["true_refuted"]),
             str(s["undecided"]),
             str(s["tokens"]),

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from eurekaclaw.bench.problems import Problem
 
-# How a run ended, as the bench counts it. Only a theory state that says `proved` is "proved";
-# errors, budget stops and missing files are "undecided" (fail closed).
-Verdict = Literal["proved", "refuted", "undecided"]
+# How a run ended, as the bench counts it, from the theorem's displayed status (theory_view):
+# only `proved` is "proved"; a theorem whose weakest support is a self-review is "self_reviewed"
+# (its own column and its own false rate); a proved claim narrower than the statement, errors,
+# budget stops and missing files are "undecided" (fail closed).
+Verdict = Literal["proved", "self_reviewed", "refuted", "undecided"]
 REFUTING = ("refuted", "contradicted")
 
 
@@ -59,7 +61,7 @@ class RunRecord(BaseModel):
     false_proved: bool = False
     true_refuted: bool = False
     session_status: str = "not_started"
-    theory_status: str | None = None
+    theory_status: str | None = None  # the displayed status (theory_view), e.g. self_reviewed
     weakest_level: str | None = None
     reason: str = ""
     lemmas: int = 0
@@ -81,11 +83,23 @@ class RunRecord(BaseModel):
     error: str | None = None
     worker: str = ""
 
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def false_self_reviewed(self) -> bool:
+        """A false statement that ended self-reviewed: not counted as false-proved, reported beside it."""
+        return self.truth == "false" and self.verdict == "self_reviewed"
+
 
 def classify(truth: str, theory_status: str | None) -> tuple[Verdict, bool | None, bool, bool]:
     """(verdict, correct, false_proved, true_refuted) from the ground truth and the theory status."""
     verdict: Verdict = (
-        "proved" if theory_status == "proved" else "refuted" if theory_status in REFUTING else "undecided"
+        "proved"
+        if theory_status == "proved"
+        else "self_reviewed"
+        if theory_status == "self_reviewed"
+        else "refuted"
+        if theory_status in REFUTING
+        else "undecided"
     )
     if truth not in ("true", "false"):
         return verdict, None, False, False

@@ -2,7 +2,10 @@
 pairwise, and render the summary as JSON, Markdown and CSV.
 
 The headline is the false-proved rate: runs on a false statement that ended `proved`, over all
-runs on false statements. Errors and budget stops count as runs (undecided), never as absent:
+runs on false statements. Beside it, the false self-reviewed rate: runs on a false statement whose
+theorem ended `self_reviewed` (every lemma proven, the weakest only reviewed by the model that wrote
+it); those are not counted as proved, but a reader must see how often one model vouches for a
+false statement. Errors and budget stops count as runs (undecided), never as absent:
 a configuration that crashes on the hard problems must not look better for it.
 """
 
@@ -27,6 +30,7 @@ CSV_FIELDS = (
     "verdict",
     "correct",
     "false_proved",
+    "false_self_reviewed",
     "true_refuted",
     "session_status",
     "theory_status",
@@ -71,8 +75,10 @@ def _group_stats(records: list[RunRecord]) -> dict[str, Any]:
         "runs": len(records),
         "correct": wilson(sum(1 for r in judged if r.correct), len(judged)).as_dict(),
         "false_proved": wilson(sum(1 for r in on_false if r.false_proved), len(on_false)).as_dict(),
+        "false_self_reviewed": wilson(sum(1 for r in on_false if r.false_self_reviewed), len(on_false)).as_dict(),
         "true_refuted": wilson(sum(1 for r in on_true if r.true_refuted), len(on_true)).as_dict(),
         "proved": wilson(sum(1 for r in records if r.verdict == "proved"), len(records)).as_dict(),
+        "self_reviewed": wilson(sum(1 for r in records if r.verdict == "self_reviewed"), len(records)).as_dict(),
         "refuted": wilson(sum(1 for r in records if r.verdict == "refuted"), len(records)).as_dict(),
         "undecided": sum(1 for r in records if r.verdict == "undecided"),
         "errors": sum(1 for r in records if r.error),
@@ -110,6 +116,8 @@ def compare(records: list[RunRecord], a: str, b: str) -> dict[str, Any]:
         "neither_correct": len(keys) - both - only_a - only_b,
         "false_proved_a": sum(1 for k in keys if left[k].false_proved),
         "false_proved_b": sum(1 for k in keys if right[k].false_proved),
+        "false_self_reviewed_a": sum(1 for k in keys if left[k].false_self_reviewed),
+        "false_self_reviewed_b": sum(1 for k in keys if right[k].false_self_reviewed),
         "mcnemar_p": round(mcnemar_exact(only_a, only_b), 6),
         # the headline compared on its own: pairs where exactly one side proved a false statement
         "false_proved_p": round(
@@ -172,15 +180,23 @@ def markdown(summary: dict[str, Any], manifest: dict[str, Any]) -> str:
         )
         extra = ", ".join(f"{k}={v}" for k, v in cfg.get("settings", {}).items())
         lines.append(f"- config `{cfg['label']}`: model {models}" + (f"; {extra}" if extra else ""))
-    lines += ["", "Rates with 95 % Wilson intervals. False-proved: runs on a false statement that ended `proved`.", ""]
+    lines += [
+        "",
+        "Rates with 95 % Wilson intervals. False-proved: runs on a false statement that ended `proved`. "
+        "False self-reviewed: runs on a false statement that ended `self-reviewed` (its weakest support a "
+        "review by the proving model itself; not counted as proved).",
+        "",
+    ]
     lines.append(
-        "| config | runs | correct verdict | false-proved | true refuted | proved | refuted | undecided (errors) | tokens | cost | wall s |"
+        "| config | runs | correct verdict | false-proved | false self-reviewed | true refuted | proved | self-reviewed "
+        "| refuted | undecided (errors) | tokens | cost | wall s |"
     )
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, s in summary["overall"].items():
         lines.append(
-            f"| {label} | {s['runs']} | {_rate(s['correct'])} | **{_rate(s['false_proved'])}** | {_rate(s['true_refuted'])} | "
-            f"{_rate(s['proved'])} | {_rate(s['refuted'])} | {s['undecided']} ({s['errors']}) | {s['tokens']} | "
+            f"| {label} | {s['runs']} | {_rate(s['correct'])} | **{_rate(s['false_proved'])}** | "
+            f"{_rate(s['false_self_reviewed'])} | {_rate(s['true_refuted'])} | {_rate(s['proved'])} | "
+            f"{_rate(s['self_reviewed'])} | {_rate(s['refuted'])} | {s['undecided']} ({s['errors']}) | {s['tokens']} | "
             f"{_money(s['cost_usd'])} | {s['wall_s']:.1f} |"
         )
     if summary["comparisons"]:
@@ -217,8 +233,9 @@ def markdown(summary: dict[str, Any], manifest: dict[str, Any]) -> str:
         "",
         "## Per problem",
         "",
-        "| config | problem | truth | runs | proved | refuted | undecided | weakest level when proved | lemmas | refinements | tokens (mean) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| config | problem | truth | runs | proved | self-reviewed | refuted | undecided | weakest level when proved "
+        "| lemmas | refinements | tokens (mean) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for label, per in summary["problems"].items():
         for pid, s in per.items():
@@ -226,12 +243,15 @@ def markdown(summary: dict[str, Any], manifest: dict[str, Any]) -> str:
             flag = (
                 " ⚠ false-proved"
                 if s["false_proved"]["hits"]
+                else " ⚠ false self-reviewed"
+                if s["false_self_reviewed"]["hits"]
                 else " ⚠ true refuted"
                 if s["true_refuted"]["hits"]
                 else ""
             )
             lines.append(
-                f"| {label} | {pid}{flag} | {s['truth']} | {s['runs']} | {s['proved']['hits']} | {s['refuted']['hits']} | "
+                f"| {label} | {pid}{flag} | {s['truth']} | {s['runs']} | {s['proved']['hits']} | "
+                f"{s['self_reviewed']['hits']} | {s['refuted']['hits']} | "
                 f"{s['undecided']} | {levels} | {s['lemmas_mean']} | {s['refinement_cycles_mean']} | {s['tokens_mean']} |"
             )
     return "\n".join(lines) + "\n"

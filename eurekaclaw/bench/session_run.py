@@ -74,7 +74,10 @@ def collect(record: RunRecord, session_dir: Path) -> RunRecord:
         except ValueError:
             record.reason = "theory_state.json does not validate"
     if theory is not None:
-        record.theory_status = theory.status
+        from eurekaclaw.theory_view import theorem_status
+
+        # the status every surface shows: a self-reviewed theorem or a narrower claim is not "proved"
+        record.theory_status = theorem_status(theory)
         record.reason = record.reason or theory.status_reason
         record.lemmas = len(theory.lemma_dag)
         record.proven_lemmas = len(theory.proven_lemmas)

@@ -51,7 +51,11 @@ def apply_experiment_evidence(bus: KnowledgeBus, *, replans_allowed: bool) -> Ev
         f"the experiment violated {count} of the theorem's bound(s) beyond statistical tolerance"
         f" (the theory stage had ended {was}): {result.violations[0]}"
     )
-    replan = replans_allowed and was == "proved" and theory.contradiction_replans < MAX_CONTRADICTION_REPLANS
+    replan = (
+        replans_allowed
+        and was in ("proved", "self_reviewed")
+        and theory.contradiction_replans < MAX_CONTRADICTION_REPLANS
+    )
     if replan:
         theory.contradiction_replans += 1
         theory.notes.append(

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from eurekaclaw.types.artifacts import PaperOutput
+from eurekaclaw.theory_view import theorem_view
+from eurekaclaw.types.artifacts import PaperOutput, TheoryState
 from eurekaclaw.types.tasks import STAGE_ORDER, PipelineState
 
 # Statuses of a stage that already ran to an end in this session. When an earlier stage runs
@@ -54,14 +55,16 @@ def session_status(pipeline: PipelineState, theory: Any, paper: Any) -> tuple[st
     or is missing, the theorem is not proved, or the paper's PDF failed to build."""
     statuses = [r.status for r in pipeline.stages]
     problem = paper_problem(paper)
-    partial = (
-        any(s in ("failed", "absent") for s in statuses)
-        or (theory is not None and theory.status != "proved")
-        or bool(problem)
-    )
+    # the displayed status (theory_view), not the stage's word: a self-reviewed theorem or a
+    # claim narrower than the statement leaves the session partial (exit code 1)
+    shown = theorem_view(theory) if isinstance(theory, TheoryState) else None
+    unproved = theory is not None and (shown is None or not shown.proved)
+    partial = any(s in ("failed", "absent") for s in statuses) or unproved or bool(problem)
     parts = []
-    if theory is not None:
-        parts.append(f"theorem {theory.status}")
+    if theory is not None and shown is None:
+        parts.append(f"theorem {getattr(theory, 'status', 'unknown')}")
+    if shown is not None:
+        parts.append(f"theorem {shown.word}" + (f" ({shown.scope_sentence})" if shown.scope_sentence else ""))
     bad = [f"{r.name} {r.status}" for r in pipeline.stages if r.status in ("failed", "absent")]
     if bad:
         parts.append("; ".join(bad))

@@ -1,7 +1,8 @@
 """A finished session as `review` sees it: the paper's current version and the records behind it.
 
-The lemma views come from the writer's own `build_doc`, so the status, level and self-review flag
-an answer is checked against are exactly the ones the paper prints.
+The lemma views come from the writer's own `build_doc`, which takes every status, level and
+colour from theory_view, so what an answer is checked against is exactly what the paper, the
+terminal and the browser show.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ class PaperFacts:
         if lem is None:
             return f"Lemma {lemma_id}: not in this session's records"
         if lem.status != "proved":
-            return f"Lemma {lem.id}: {lem.status} (no verification level: it is not established)"
+            word = lem.view.word if lem.view is not None else lem.status
+            return f"Lemma {lem.id}: {word} (no verification level: it is not established)"
         level = lem.level or "unverified"
         who = " (self-review)" if lem.self_review and level == "reviewed" else ""
         shown = lem.checks.replace("; self-review", "")  # the writer's table repeats it; said once here
@@ -67,10 +69,19 @@ class PaperFacts:
         return f"Lemma {lem.id}: proved, level {level}{who}{checks}"
 
     def theorem_line(self) -> str:
-        if self.doc.proved:
-            return f"Main theorem: proved; weakest level of its lemmas: {self.doc.weakest}"
-        reason = f" ({self.doc.status_reason})" if self.doc.status_reason else ""
-        return f"Main statement: not proved, status {self.doc.theorem_status}{reason}"
+        """The theorem's record as theory_view shows it everywhere (status word, weakest level,
+        the narrowing sentence)."""
+        doc = self.doc
+        scope = f"; {doc.scope_sentence}; the statement itself was not proved" if doc.scope_sentence else ""
+        if doc.proved:
+            return f"Main theorem: proved; weakest level of its lemmas: {doc.weakest}{scope}"
+        view = doc.theorem
+        if view is not None and doc.standing:
+            label = view.level_label or doc.weakest
+            why = " (no independent check: not proved)" if view.status == "self_reviewed" else ""
+            return f"Main {'claim' if doc.theorem_env == 'claim' else 'theorem'}: {view.word}{why}; weakest level: {label}{scope}"
+        reason = f" ({doc.status_reason})" if doc.status_reason else ""
+        return f"Main statement: not proved, status {doc.theorem_word}{reason}{scope}"
 
     def experiment_lines(self) -> list[str]:
         view = self.experiment

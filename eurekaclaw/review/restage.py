@@ -23,6 +23,7 @@ from typing import Any
 
 from eurekaclaw.agents.base import AgentContext, Services
 from eurekaclaw.agents.evaluate.session import REPORT_FILE
+from eurekaclaw.agents.views import lemma_views, theorem_view
 from eurekaclaw.agents.writer.repair import BIB_NAME, TEX_NAME
 from eurekaclaw.agents.writer.stage import BUILD_DIR, MD_NAME, PDF_NAME, PROSE_CACHE_KEY
 from eurekaclaw.domains import discover_plugins
@@ -56,12 +57,13 @@ def guidance_block(feedback: str) -> str:
 
 
 def level_view(theory: TheoryState) -> dict[str, str]:
-    """Lemma -> its level when proven, else its status; 'theorem' -> the theorem's status."""
-    out: dict[str, str] = {
-        lid: str(theory.proven_lemmas[lid].verification_level if lid in theory.proven_lemmas else node.status)
-        for lid, node in theory.lemma_dag.items()
-    }
-    out["theorem"] = theory.status
+    """Lemma -> its level when proven, else its status; 'theorem' -> the theorem's displayed
+    status (theory_view: a self-reviewed theorem never reads "proved")."""
+    out: dict[str, str] = {}
+    for lid, view in lemma_views(theory).items():
+        if lid in theory.lemma_dag:
+            out[lid] = str(view.level) if view.level is not None and view.status != "circular" else view.status
+    out["theorem"] = theorem_view(theory).status
     return out
 
 

@@ -83,6 +83,8 @@ class CheckResult(Model):
     version: str | None = None
     counterexample: dict[str, Any] | None = None
     seconds: float | None = None
+    # An independent re-check of a passed proof (e.g. "coqchk 8.16.1"); None when none ran.
+    rechecked_by: str | None = None
 
 
 class Counterexample(Model):
@@ -110,7 +112,11 @@ Provenance = Literal["known", "adapted", "new"]
 LemmaStatus = Literal["pending", "in_progress", "proved", "failed", "refuted"]
 # contradicted: an experiment violated a bound the theorem claims (beyond its statistical
 # tolerance), so the theorem cannot stand as proved whatever its lemmas' levels say.
-TheoryStatus = Literal["pending", "in_progress", "proved", "refuted", "contradicted", "abandoned"]
+# self_reviewed: every lemma is proven and the assembly passed, but the weakest support is a review
+# by the model that wrote the proof; `proved` needs machine checks, citations or an independent
+# review. Sessions written before this status existed still load (their "proved" is re-derived
+# for display by theory_view.theorem_view).
+TheoryStatus = Literal["pending", "in_progress", "proved", "self_reviewed", "refuted", "contradicted", "abandoned"]
 # How a lemma's displayed statement came about: "claim" = rendered by code from its claim, so the
 # reader sees exactly what a checker checked; "prose" = the model's LaTeX, which may say more.
 StatementSource = Literal["prose", "claim"]
@@ -198,6 +204,29 @@ class FailedAttempt(Model):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+ScopeRelation = Literal["same", "narrower", "differs", "unknown"]
+
+
+class StatementScope(Model):
+    """How the proved root claim relates to the user's statement, decided by code
+    (verify/claim_match.py) from the root claim and the statement's own claim.
+
+    relation: same (the root claim covers the statement's claim) | narrower (it assumes more:
+    an assumption, a smaller domain, a definedness condition; `witness` is a point the statement
+    covers and the root claim does not) | differs (another conclusion, another constant, other
+    variables) | unknown (no statement claim, one that does not parse, or a difference with no
+    witness found). Anything but "same" means the statement itself was not proved.
+    `sentence` is generated, e.g. "proved for x ≥ 1; the statement asked for every real x; the
+    statement is false at x = 1/2"."""
+
+    relation: ScopeRelation
+    sentence: str
+    statement_claim: Claim | None = None
+    differences: list[str] = Field(default_factory=list)  # each hypothesis or conclusion that differs
+    witness: dict[str, str] = Field(default_factory=dict)  # statement variable -> exact value
+    statement_fails_at_witness: bool = False  # the statement's own conclusion fails at the witness
+
+
 class TheoryState(Artifact):
     informal_statement: str = ""
     formal_statement: str = ""
@@ -223,6 +252,8 @@ class TheoryState(Artifact):
     # Bound checks of the Experiment stage that the theorem's claims failed (status contradicted).
     contradictions: list[str] = Field(default_factory=list)
     contradiction_replans: int = 0
+    # The root claim against the user's statement (None: the root lemma has no claim).
+    statement_scope: StatementScope | None = None
 
     def root_id(self) -> str | None:
         roots = [n.id for n in self.lemma_dag.values() if n.is_root]
@@ -334,6 +365,24 @@ class BoundCheck(Model):
     from_theorem: bool = False
 
 
+class RequiredCheck(Model):
+    """A theorem bound an experiment violated, kept as a check every later experiment on the
+    same statement re-runs from the stored measurement, whatever its own spec says
+    (agents/experiment/violations.py)."""
+
+    statement: str  # TheoryState.informal_statement it was found for
+    formal_statement: str = ""
+    root_claim: Claim | None = None
+    bound: str
+    series: str = ""
+    instance: str = ""
+    expression: str = ""  # the bound as the violated spec wrote it
+    direction: Literal["upper", "lower"] = "upper"
+    variables: dict[str, float | None] = Field(default_factory=dict)
+    check: BoundCheck
+    line: str = ""  # the violation line when it was found
+
+
 class ExperimentResult(Artifact):
     status: Literal["completed", "skipped", "failed"] = "completed"
     reason: str = ""
@@ -348,6 +397,8 @@ class ExperimentResult(Artifact):
     # One line per bound of the theorem that the simulation violated beyond its statistical
     # tolerance (the 99% one-sided limit): evidence that blocks "proved".
     violations: list[str] = Field(default_factory=list)
+    # Violated bounds of earlier experiments on the same statement, re-checked in this one.
+    required_checks: list[RequiredCheck] = Field(default_factory=list)
 
 
 class PaperOutput(Artifact):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from eurekaclaw.theory_view import LemmaView
+
 BOX_W, BOX_H, GAP_X, GAP_Y, PAD = 170, 54, 24, 46, 12
 
 
@@ -31,11 +33,16 @@ def _layers(dag: dict[str, dict[str, Any]]) -> dict[str, int]:
     return depth
 
 
-def layout(theory: dict[str, Any]) -> dict[str, Any] | None:
+def layout(
+    theory: dict[str, Any], shown: dict[str, LemmaView] | None = None, theorem: dict[str, Any] | None = None
+) -> dict[str, Any] | None:
+    """Boxes and arrows; each box's status word and colour come from theory_view (`shown`), so
+    a self-reviewed lemma is amber and only a proved one is green. The theorem's box shows the
+    theorem's status (`theorem`): a contradicted theorem is red whatever its own proof's level."""
     dag = theory.get("lemma_dag") or {}
     if not isinstance(dag, dict) or not dag:
         return None
-    proven = theory.get("proven_lemmas") or {}
+    shown = shown or {}
     depth = _layers(dag)
     rows: dict[int, list[str]] = {}
     for lemma_id in dag:
@@ -48,15 +55,20 @@ def layout(theory: dict[str, Any]) -> dict[str, Any] | None:
         x0 = (width - row_w) / 2
         for i, lemma_id in enumerate(sorted(ids)):
             node = dag[lemma_id]
-            record = proven.get(lemma_id) or {}
+            view = shown.get(lemma_id)
             nodes[lemma_id] = {
                 "id": lemma_id,
                 "x": x0 + i * (BOX_W + GAP_X),
                 "y": PAD + layer * (BOX_H + GAP_Y),
-                "status": node.get("status", "pending"),
-                "level": record.get("verification_level"),
+                # without a view (a damaged state) nothing is claimed: grey, the recorded word
+                "status": view.status if view else "unknown",
+                "word": view.word if view else str(node.get("status", "pending")),
+                "colour": view.colour if view else "grey",
+                "level": view.level if view else None,
                 "root": bool(node.get("is_root")),
             }
+            if node.get("is_root") and theorem is not None:
+                nodes[lemma_id].update(status=theorem["status"], word=theorem["word"], colour=theorem["colour"])
     edges = []
     for lemma_id, node in dag.items():
         for dep in node.get("dependencies") or []:

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from eurekaclaw.store.session import SessionDir, Workspace, read_usage
+from eurekaclaw.theory_view import LemmaView
 from eurekaclaw.types.artifacts import EvalReport, ExperimentResult, PaperOutput, TheoryState
 from eurekaclaw.types.tasks import PipelineState, SessionMeta
 
@@ -94,11 +95,30 @@ def cost_text(session_path: Path, cost_usd: float) -> str:
     return f"unknown (≥ ${priced:.4f} priced)" if priced else "unknown"
 
 
-def weakest_level(theory: dict[str, Any] | None) -> str | None:
-    """The theory's own rule (TheoryState.weakest_level): a level cap makes it unverified."""
-    if not theory or not theory.get("proven_lemmas"):
+def theorem_of(theory: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The theorem as every surface shows it (theory_view): status word, colour, level label,
+    the checked claim, the model's words, the narrowing sentence, how it was checked."""
+    if not theory:
         return None
-    return TheoryState.model_validate(theory).weakest_level()
+    from eurekaclaw.agents.views import theorem_view
+
+    view = theorem_view(TheoryState.model_validate(theory))
+    return {
+        "status": view.status,
+        "word": view.word,
+        "colour": view.colour,
+        "proved": view.proved,
+        "level": view.level,
+        "level_label": view.level_label,
+        "statement": view.statement_plain,
+        "latex": view.statement if view.statement != view.statement_plain else "",
+        "from_claim": view.from_claim,
+        "in_words": view.in_words,
+        "scope_sentence": view.scope_sentence,
+        "how": view.how,
+        "hint": view.hint,
+        "self_reviewed": list(view.self_reviewed),
+    }
 
 
 def session_rows(workspace: Workspace, query: str = "", status: str = "") -> list[dict[str, Any]]:
@@ -107,13 +127,16 @@ def session_rows(workspace: Workspace, query: str = "", status: str = "") -> lis
         meta = session.load_meta()
         if meta is None:
             continue
+        theorem, damaged = _row_theorem(session)
         row: dict[str, Any] = {
             "id": session.session_id,
             "mode": meta.mode,
             "statement": meta.statement or " ".join(meta.paper_ids),
             "status": _status(session, meta),
-            "theory_status": meta.theory_status,
-            "weakest_level": _row_level(session),
+            # the displayed status (never the stage's plain word): self_reviewed, narrower_claim, ...
+            "theory_status": theorem["status"] if theorem else _stored_status(meta.theory_status),
+            "theorem": theorem,
+            "weakest_level": "unreadable" if damaged else (theorem or {}).get("level"),
             "cost": cost_text(session.path, meta.cost_usd),
             "domain": meta.domain,
             "created": meta.created_at,
@@ -128,9 +151,14 @@ def session_rows(workspace: Workspace, query: str = "", status: str = "") -> lis
     return rows
 
 
-def _row_level(session: SessionDir) -> str | None:
+def _row_theorem(session: SessionDir) -> tuple[dict[str, Any] | None, bool]:
     theory, damaged = peek(session.file("theory_state.json"), TheoryState)
-    return "unreadable" if damaged else weakest_level(theory)
+    return (None if damaged else theorem_of(theory)), damaged
+
+
+def _stored_status(status: str | None) -> str | None:
+    """A theory status without a readable theory state: never shown as a plain proof."""
+    return "unknown" if status == "proved" else status
 
 
 def _duration(rec: dict[str, Any]) -> str:
@@ -169,6 +197,8 @@ def session_view(workspace: Workspace, session: SessionDir) -> dict[str, Any]:
     asked = running and not session.file(GATE_ANSWER).exists()
     gate = peek(session.file(GATE_REQUEST))[0] if asked else None
     status = _status(session, meta) if meta else "unknown"
+    shown = lemma_views_of(theory)
+    theorem = theorem_of(theory)
     return {
         "id": session.session_id,
         "meta": meta,
@@ -177,9 +207,10 @@ def session_view(workspace: Workspace, session: SessionDir) -> dict[str, Any]:
         "resumable": not running and status in ("paused", "interrupted", "partial", "budget_exceeded", "failed"),
         "stages": stages,
         "theory": theory,
-        "dag": layout(theory) if theory else None,
-        "lemmas": lemma_rows(theory) if theory else [],
-        "weakest_level": weakest_level(theory),
+        "dag": layout(theory, shown, theorem) if theory else None,
+        "lemmas": lemma_rows(theory, shown) if theory else [],
+        "theorem": theorem,
+        "weakest_level": (theorem or {}).get("level"),
         "cost": cost_text(session.path, meta.cost_usd if meta else 0.0),
         "tokens": _tokens(usage),
         "calls": usage.get("calls"),
@@ -209,42 +240,42 @@ def _tokens(usage: dict[str, Any]) -> int | None:
     return None
 
 
-def _shown_statement(node: dict[str, Any]) -> tuple[str, str]:
-    """(what the page shows, the LaTeX statement): a lemma stated by its claim shows the claim
-    as plain text, as the terminal does, since that is what the checkers checked."""
-    latex = node.get("statement") or ""
-    if node.get("statement_source") == "claim" and node.get("claim"):
-        from eurekaclaw.orchestrator.progress import claim_plain
-        from eurekaclaw.types.artifacts import Claim
+def lemma_views_of(theory: dict[str, Any] | None) -> dict[str, LemmaView]:
+    """Every lemma's displayed status, level and colour (theory_view), by id."""
+    if not theory:
+        return {}
+    from eurekaclaw.agents.views import lemma_views
 
-        try:
-            return claim_plain(Claim.model_validate(node["claim"])), latex
-        except ValueError:
-            pass
-    return node.get("informal") or latex, latex
+    return lemma_views(TheoryState.model_validate(theory))
 
 
-def lemma_rows(theory: dict[str, Any]) -> list[dict[str, Any]]:
+def lemma_rows(theory: dict[str, Any], shown: dict[str, LemmaView] | None = None) -> list[dict[str, Any]]:
+    shown = shown if shown is not None else lemma_views_of(theory)
     proven = theory.get("proven_lemmas") or {}
     failed = theory.get("failed_attempts") or []
     counter = theory.get("counterexamples") or []
     rows = []
     for lemma_id, node in (theory.get("lemma_dag") or {}).items():
         record = proven.get(lemma_id) or {}
-        shown, latex = _shown_statement(node)
+        view = shown[lemma_id]
+        latex = node.get("statement") or ""
         rows.append(
             {
                 "id": lemma_id,
-                "statement": shown,
-                "latex": latex if latex != shown else "",
-                "status": node.get("status", "pending"),
+                "statement": view.statement_plain,
+                "latex": latex if latex != view.statement_plain else "",
+                "status": view.status,
+                "word": view.word,
+                "colour": view.colour,
+                "how": view.how,
                 "provenance": node.get("provenance", "new"),
                 "citation": node.get("citation"),
                 "dependencies": node.get("dependencies") or [],
-                "level": record.get("verification_level"),
+                "level": view.level,
+                "level_label": view.level_label,
                 "level_note": record.get("level_note") or "",
-                "self_review": bool(record.get("self_review")) and record.get("verification_level") == "reviewed",
-                "reviewer": record.get("reviewer") or "",
+                "self_review": view.support == "self",
+                "reviewer": view.reviewer,
                 "attempts": record.get("attempts") or sum(1 for f in failed if f.get("lemma_id") == lemma_id),
                 "checks": record.get("checks") or [],
                 "failures": [f for f in failed if f.get("lemma_id") == lemma_id],

@@ -186,3 +186,30 @@ def test_experiment_charts_in_chromium(server, shots: Path, isolated_home: Path)
         assert box is not None and box["width"] > 600 and box["height"] > 250
         page.locator("#experiment").screenshot(path=str(shots / "ui-experiment.png"))
     assert (shots / "ui-experiment.png").stat().st_size > 10_000
+
+
+def test_only_a_proof_is_painted_green_in_chromium(server, shots: Path, isolated_home: Path) -> None:
+    """A self-reviewed, a contradicted and a proved session side by side: the computed colour of
+    each theorem chip (list and session page) and of the theorem's DAG box in a real browser."""
+    from surface_kit import write_session
+
+    green = "rgb(223, 243, 231)"  # --okbg
+    kinds = {"e00000000001": "proved", "e00000000002": "self_reviewed", "e00000000003": "contradicted"}
+    for sid, kind in kinds.items():
+        write_session(isolated_home, sid, kind)
+    url, base = server
+    with chromium_page() as (_browser, page):
+        page.goto(url)
+        for sid, kind in kinds.items():
+            chip = page.locator(f'tr[data-session="{sid}"] td.theorem .chip')
+            background = chip.evaluate("el => getComputedStyle(el).backgroundColor")
+            assert (background == green) == (kind == "proved"), (kind, background)
+            assert (chip.inner_text() == "proved") == (kind == "proved")
+        page.screenshot(path=str(shots / "ui-sessions-kinds.png"))
+        for sid, kind in kinds.items():
+            page.goto(f"{base}/sessions/{sid}")
+            page.wait_for_load_state("networkidle")
+            chip = page.locator("#theory-status")
+            assert (chip.evaluate("el => getComputedStyle(el).backgroundColor") == green) == (kind == "proved")
+            box = page.locator('#dag g[data-lemma="T"] rect')
+            assert (box.evaluate("el => getComputedStyle(el).fill") == green) == (kind == "proved"), kind

@@ -43,7 +43,7 @@ def test_ask_and_revise_from_the_page(isolated_home: Path, monkeypatch: pytest.M
     assert "Is L2 machine-checked?" in page
     answer = page.split('class="answer">', 1)[1].split("</p>", 1)[0]
     assert "Coq" not in answer  # the overclaim is not shown as the answer
-    assert "not at level formal" in page  # and the correction from the records is
+    assert "Lemma L2 is recorded at level reviewed (a sentence of the model was not shown" in page  # the record is
 
     r = c.post(
         f"/sessions/{sid}/review", data={"feedback": "Say plainly how L2 was checked.", "csrf": csrf_token(TOKEN)}

@@ -34,7 +34,10 @@ def test_sessions_list_shows_status_level_cost_and_filters(isolated_home: Path) 
     c = authed()
     page = c.get("/").text
     assert A in page and B in page and "UCB1 regret bound" in page
-    assert "st-partial" in page and "th-refuted" in page
+    assert "st-partial" in page and 'class="chip c-red" data-theorem="refuted"' in page
+    # A's theorem rests on a self-review: amber, never a green "proved"
+    assert 'class="chip c-amber" data-theorem="self_reviewed">self-reviewed<' in page
+    assert "c-green" not in page
     assert "lv-reviewed" in page  # the weakest level over the proven lemmas (smt, reviewed)
     assert "$0.0125" in page
     assert "unknown (≥ $0.0125 priced)" in page  # an unpriced call is never shown as a plain dollar figure
@@ -60,9 +63,13 @@ def test_session_page_draws_stages_dag_levels_and_checks(isolated_home: Path) ->
     for stage in ("survey", "formalize", "theory", "experiment", "write", "evaluate", "learn"):
         assert f'data-stage="{stage}" data-status="completed"' in page
     assert "4.0 s" in page  # stage timings
-    assert 'data-lemma="T" data-status="proved"' in page
-    assert 'data-lemma="L2" data-status="refuted"' in page
-    assert page.count('class="edge"') == 2  # T uses L1 and L2
+    # the theorem's box shows the theorem's status: its weakest support is a self-review
+    assert 'data-lemma="T" data-status="self_reviewed" data-colour="amber"' in page
+    assert 'data-lemma="L1" data-status="proved" data-colour="green"' in page
+    assert 'data-lemma="L2" data-status="refuted" data-colour="red"' in page
+    assert page.count('class="edge"') == 1  # T uses L1
+    assert 'id="theory-status" data-theorem="self_reviewed">self-reviewed<' in page
+    assert "--review-llm" in page  # how to get proved
     assert "reviewed · self-review" in page  # who reviewed is shown
     assert "z3: passed" in page
     assert "counterexample (falsifier)" in page and "fails at x = -3" in page

@@ -54,7 +54,7 @@ def test_a_prove_launched_from_the_page_is_an_ordinary_session(isolated_home: Pa
     meta = meta_of(isolated_home, sid)
     assert meta["backend"] == "scripted" and meta["theory_status"] == "proved"
     page = c.get(f"/sessions/{sid}").text
-    assert 'id="theory-status">proved' in page
+    assert 'id="theory-status" data-theorem="proved">proved<' in page
     assert 'data-lemma="T" data-status="proved"' in page
     # a lemma stated by its claim shows the claim as the checkers saw it, with the LaTeX beside it
     assert "For all x ∈ ℝ: (x - 1)^2 ≥ 0" in page and "LaTeX: <code>" in page

@@ -65,7 +65,8 @@ def make_session(
                     "statement": "x^2 - 2x + 1 >= 0",
                     "status": "proved",
                     "is_root": True,
-                    "dependencies": ["L1", "L2"],
+                    # L2 was refuted and dropped from the proof; T's own proof is a self-review
+                    "dependencies": ["L1"],
                 },
             },
             "proven_lemmas": {

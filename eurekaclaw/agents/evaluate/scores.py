@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from eurekaclaw.agents.learn.trust import review_kind
+from eurekaclaw.theory_view import circular_citation, theorem_view
 from eurekaclaw.types.artifacts import (
     Bibliography,
     EvalDimension,
@@ -33,15 +34,21 @@ LEVEL_SCORES: dict[str, float] = {
     "unverified": 0.1,
 }
 # A review by the model that wrote the proof (or one whose reviewer was not recorded, so its
-# independence cannot be shown) is weak evidence: the same blind spots wrote and checked the
-# proof. It scores well below an independent review, above nothing checked at all.
-SELF_REVIEW_SCORE = 0.25
+# independence cannot be shown) is no evidence of correctness: the same blind spots wrote and
+# checked the proof. Such a lemma is not a proven lemma here (DESIGN §3), nor is one whose proof
+# cites a lemma that relies on it (circular).
+SELF_REVIEW_SCORE = 0.0
 OPEN_LEMMA_SCORE = 0.0  # a lemma in the DAG that was never proved
 # The theorem's status caps the score: an unproved theorem cannot be more than half correct,
 # an abandoned one less, and a refuted one (the statement is false as stated) or one an
 # experiment contradicted (a claimed bound failed in simulation) almost nothing.
 STATUS_CAPS: dict[str, float] = {
     "proved": 1.0,
+    # a self-reviewed theorem, or a proved claim narrower than (or other than) the statement:
+    # the statement itself is not proved
+    "self_reviewed": 0.5,
+    "narrower_claim": 0.5,
+    "different_claim": 0.5,
     "in_progress": 0.5,
     "pending": 0.5,
     "abandoned": 0.3,
@@ -70,8 +77,10 @@ NAMES = (
 )
 
 
-def lemma_score(record: ProofRecord) -> tuple[float, str]:
+def lemma_score(record: ProofRecord, circular: bool = False) -> tuple[float, str]:
     """(score, how it was checked) of one proven lemma."""
+    if circular:
+        return OPEN_LEMMA_SCORE, "circular proof"
     kind = review_kind(record)
     level = record.verification_level
     if kind in ("self", "unknown"):
@@ -96,9 +105,11 @@ def _checked_summary(per_lemma: dict[str, dict[str, object]]) -> str:
 
 
 def correctness_cap(theory: TheoryState) -> tuple[float, str]:
-    """The highest correctness the theorem's outcome allows, and why."""
-    cap = STATUS_CAPS.get(theory.status, 0.5)
-    why = f"the theorem is {theory.status}"
+    """The highest correctness the theorem's outcome allows, and why: the status every surface
+    shows (theory_view), so a self-reviewed theorem is never scored as proved."""
+    view = theorem_view(theory)
+    cap = STATUS_CAPS.get(view.status, 0.5)
+    why = f"the theorem is {view.word}"
     if theory.contradictions and cap > STATUS_CAPS["contradicted"]:
         cap, why = STATUS_CAPS["contradicted"], "an experiment contradicted the theorem"
     if theory.level_cap_reasons and cap > LEVEL_CAP_CAP:
@@ -117,7 +128,7 @@ def formal_correctness(theory: TheoryState | None, weight: float) -> EvalDimensi
         if record is None:
             per_lemma[lid] = {"level": None, "checked_by": None, "score": OPEN_LEMMA_SCORE}
         else:
-            score, checked_by = lemma_score(record)
+            score, checked_by = lemma_score(record, circular_citation(theory, lid) is not None)
             per_lemma[lid] = {"level": record.verification_level, "checked_by": checked_by, "score": score}
             if record.reviewer:
                 per_lemma[lid]["reviewer"] = record.reviewer
@@ -129,8 +140,8 @@ def formal_correctness(theory: TheoryState | None, weight: float) -> EvalDimensi
         explanation = f"mean per-lemma score {mean:.3f} over {len(per_lemma)} lemma(s) ({_checked_summary(per_lemma)})"
         if self_reviewed:
             explanation += (
-                f"; {self_reviewed} self-review(s) count {SELF_REVIEW_SCORE} instead of "
-                f"{LEVEL_SCORES['reviewed']} (the model that wrote the proof checked it)"
+                f"; {self_reviewed} self-reviewed lemma(s) count {SELF_REVIEW_SCORE} instead of "
+                f"{LEVEL_SCORES['reviewed']}: not proven (the model that wrote the proof checked it)"
             )
         if mean > cap:
             explanation += f"; capped at {cap} because {why}"

@@ -19,6 +19,10 @@ only self-reviewed, is stored as established; when its claim was shown false (re
 contradicted) its "proofs" count for nothing: no skill success, no tool-pattern success, no
 proof shown to the distiller.
 
+No step stores, as a graph result, an insight or a distilled skill, a claim this session or an
+earlier one refuted (agents/learn/refuted.py); the refuted claims themselves are kept in tier 2
+(`theory.refuted_claims.<domain>`) for the next sessions to refuse.
+
 Each finished step is recorded on the bus ("learn_progress"), so a resumed Learn stage does
 not count a skill's use twice. A step that fails is recorded with its reason and the others
 still run; a model step whose reply was unusable stays open, so a retry or resume asks again
@@ -31,15 +35,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from eurekaclaw.agents.learn.extractor import SessionMemoryExtractor, session_evidence
+from eurekaclaw.agents.learn.refuted import (
+    KnownRefutations,
+    known_refutations,
+    remember_refutations,
+    states_refuted,
+)
 from eurekaclaw.agents.learn.retractions import apply_retractions, lemma_statement
 from eurekaclaw.agents.learn.tool_patterns import ToolPatternExtractor
-from eurekaclaw.agents.learn.trust import lemma_trust, session_trust
+from eurekaclaw.agents.learn.trust import lemma_trust, review_kind, session_trust
 from eurekaclaw.errors import BudgetExceededError, LLMAuthError, LLMError, RunInterrupted
 from eurekaclaw.memory.insights import domain_slug
-from eurekaclaw.skills.evolver import SkillEvolver, SkillProvenance, compress
+from eurekaclaw.skills.evolver import UNVERIFIED_MARK, SkillEvolver, SkillProvenance, compress
 from eurekaclaw.skills.prompt_budget import lemma_task
 from eurekaclaw.types.artifacts import TheoryState
 
@@ -47,6 +57,7 @@ if TYPE_CHECKING:
     from eurekaclaw.agents.base import AgentContext
     from eurekaclaw.memory.manager import MemoryManager
     from eurekaclaw.skills.registry import SkillRegistry
+    from eurekaclaw.types.skills import SkillRecord
 
 log = logging.getLogger(__name__)
 
@@ -156,10 +167,15 @@ class ContinualLearningLoop:
     # --- tier 3 ---------------------------------------------------------------------------------
     async def _knowledge_graph(self, state: TheoryState, report: LearnReport) -> None:
         ids: dict[str, str] = {}
+        known = known_refutations(state, self.memory, self.domain)
         for lemma_id, record in state.proven_lemmas.items():
             node = state.lemma_dag.get(lemma_id)
             statement = lemma_statement(state, lemma_id)
             if not statement.strip():
+                continue
+            refuted = _refuted_result(node.claim if node else None, known)
+            if refuted:
+                report.notes.append(f"lemma {lemma_id} not stored in the knowledge graph: {refuted}")
                 continue
             tags = ["theorem" if node and node.is_root else "lemma"]
             if node is not None:
@@ -217,6 +233,8 @@ class ContinualLearningLoop:
             )
         report.failed_strategies = len(evidence["failures"])
         report.counterexamples = len(evidence["counterexamples"])
+        # the refuted claims themselves, for the next sessions' Learn to refuse them as knowledge
+        remember_refutations(state, self.memory, self.domain, self.ctx.session_id)
 
     # --- skill statistics -----------------------------------------------------------------------
     async def _skill_stats(self, state: TheoryState, report: LearnReport) -> None:
@@ -232,8 +250,10 @@ class ContinualLearningLoop:
         for lemma_id, names in sorted(injected.items()):
             node = state.lemma_dag.get(lemma_id)
             if lemma_id in state.proven_lemmas:
-                if self.trust.shown_false:
-                    continue  # a "proof" in a session whose claim fell says nothing for the skill
+                if self.trust.shown_false or review_kind(state.proven_lemmas[lemma_id]) == "self":
+                    # a "proof" in a session whose claim fell, or one only its own model reviewed,
+                    # says nothing for the skill
+                    continue
                 success = True
             elif node is not None and node.status in ("failed", "refuted"):
                 success = False
@@ -285,9 +305,10 @@ class ContinualLearningLoop:
             note=trust.note,
             shown_false=trust.shown_false,
         )
+        guarded = _GuardedRegistry(self.registry, known_refutations(state, self.memory, self.domain))
         evolver = SkillEvolver(
             self.ctx.llm,
-            self.registry,
+            cast("SkillRegistry", guarded),
             domain=self.domain,
             provenance=provenance,
             max_tokens=self.ctx.settings.max_tokens_learn,
@@ -300,3 +321,49 @@ class ContinualLearningLoop:
         )
         report.distilled = [r.meta.name for r in created]
         report.notes += [f"distilled skill {n!r} not kept: {why}" for n, why in evolver.skipped]
+        report.notes += [f"distilled skill {n!r} not stored: {why}" for n, why in guarded.refused]
+
+
+def _refuted_result(claim: Any, known: KnownRefutations) -> str | None:
+    """Why a proved lemma may not enter the graph as a result: its claim is refuted by a
+    counterexample of this session or an earlier one. None when nothing refutes it."""
+    if not known:
+        return None
+    if claim is not None:
+        from eurekaclaw.verify.claim_match import refuted_by
+
+        try:
+            match = refuted_by(claim, known.counterexamples)
+        except Exception:  # fail closed: what cannot be checked against the refutations is not stored
+            return "its claim could not be checked against the refuted claims"
+        if match is not None:
+            return f"its claim {match.detail}"
+    # A statement refuted by its words is retracted by the next step (and the graph keeps an
+    # earlier retraction whatever a later session claims), so only claims are matched here.
+    return None
+
+
+class _GuardedRegistry:
+    """The skill registry as the distiller sees it: a skill whose text states a refuted claim
+    is refused before it is written (SkillEvolver only reads with `get` and writes with
+    `upsert`)."""
+
+    def __init__(self, registry: SkillRegistry, known: KnownRefutations) -> None:
+        self.registry = registry
+        self.known = known
+        self.refused: list[tuple[str, str]] = []
+
+    def get(self, name: str) -> SkillRecord | None:
+        return self.registry.get(name)
+
+    def upsert(self, record: SkillRecord) -> SkillRecord | None:
+        body = record.body
+        if body.startswith(UNVERIFIED_MARK):
+            # the warning is ours (it may quote the refuted claim to say it fell); the model's
+            # text starts after it
+            body = body.split("\n\n", 1)[1] if "\n\n" in body else ""
+        why = states_refuted(f"{record.meta.description}\n{body}", self.known)
+        if why:
+            self.refused.append((record.meta.name, why))
+            return None
+        return self.registry.upsert(record)

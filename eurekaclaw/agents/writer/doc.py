@@ -11,12 +11,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from eurekaclaw.agents.views import lemma_view, theorem_view
 from eurekaclaw.agents.writer.bibtex import CitePlan
 from eurekaclaw.agents.writer.directions import DirectionReport
 from eurekaclaw.agents.writer.experiments import ExperimentView
 from eurekaclaw.agents.writer.labels import THEOREM_LABEL, LabelMap, lemma_label
 from eurekaclaw.agents.writer.machine_claims import Evidence, Records, scrub_proof, scrub_prose
 from eurekaclaw.agents.writer.prose import fallback_prose
+from eurekaclaw.theory_view import STANDING, TheoremView
+from eurekaclaw.theory_view import LemmaView as ShownLemma
 from eurekaclaw.types.artifacts import (
     VERIFICATION_ORDER,
     Counterexample,
@@ -47,13 +50,22 @@ LEVEL_MEANING: dict[str, str] = {
 }
 
 
-def lemma_tag(status: str, level: str | None, self_review: bool = False) -> str:
-    """The tag shown in a lemma's head and margin."""
-    if status == "proved":
-        if level in (None, "unverified"):
-            return "unverified: not checked"
-        return f"verified: {level} (self-review)" if level == "reviewed" and self_review else f"verified: {level}"
-    return "refuted" if status == "refuted" else "not proved"
+def lemma_tag(view: ShownLemma) -> str:
+    """The tag shown in a lemma's head and margin, from the one status function."""
+    if view.status == "proved":
+        return f"verified: {view.level_label}"
+    if view.status == "self_reviewed":
+        return f"self-reviewed: {view.level_label}, no independent check"
+    if view.status == "unverified":
+        return "unverified: not checked"
+    if view.status == "circular":
+        return "failed: circular proof"
+    return "refuted" if view.status == "refuted" else "not proved"
+
+
+# LemmaView.status for the paper's records (review checks answers against it): a lemma with a
+# recorded proof is "proved" whatever its level (the level and self_review say how far it goes)
+_PAPER_STATUS = {"proved": "proved", "self_reviewed": "proved", "unverified": "proved", "refuted": "refuted"}
 
 
 @dataclass
@@ -62,7 +74,7 @@ class LemmaView:
     label: str
     statement: str
     informal: str
-    status: str  # proved | open | refuted
+    status: str  # proved | open | refuted | circular
     level: VerificationLevel | None
     proof: str | None
     provenance: str
@@ -72,17 +84,20 @@ class LemmaView:
     checks: str  # e.g. "z3 passed; falsifier passed"
     is_root: bool = False
     self_review: bool = False
+    view: ShownLemma | None = None
 
     @property
     def tag(self) -> str:
-        return lemma_tag(self.status, self.level, self.self_review)
+        if self.view is None:
+            return "not proved"
+        return lemma_tag(self.view)
 
 
 @dataclass
 class PaperDoc:
     prose: dict[str, str]
-    theorem_statement: str
-    theorem_status: str
+    theorem_statement: str  # the rendered root claim when there is one (theory_view)
+    theorem_status: str  # a theory_view status token
     theorem_proof: str | None
     theorem_level: VerificationLevel | None
     assumptions: list[str]
@@ -104,10 +119,40 @@ class PaperDoc:
     block_bad_chars: dict[str, set[str]] = field(default_factory=dict)  # block -> unsettable chars
     plain_prose: set[str] = field(default_factory=set)
     show_plot: bool = True
+    theorem: TheoremView | None = None
+    theorem_in_words: str = ""  # the model's prose statement beside the rendered claim
 
     @property
     def proved(self) -> bool:
         return self.theorem_status == "proved"
+
+    @property
+    def theorem_word(self) -> str:
+        return self.theorem.word if self.theorem is not None else self.theorem_status
+
+    @property
+    def scope_sentence(self) -> str:
+        return self.theorem.scope_sentence if self.theorem is not None else ""
+
+    @property
+    def standing(self) -> bool:
+        """Every lemma is established at some level (proved, self-reviewed or a narrower claim)."""
+        return self.theorem_status in STANDING
+
+    @property
+    def theorem_env(self) -> str:
+        """theorem for a proved claim (narrower ones too: the claim shown is what was proved),
+        claim for a self-reviewed one, conjecture otherwise."""
+        if self.theorem_status in ("proved", "narrower_claim", "different_claim"):
+            return "theorem"
+        return "claim" if self.theorem_status == "self_reviewed" else "conjecture"
+
+    def theorem_tag(self) -> str:
+        """The tag in the theorem's head, from the one status function."""
+        view = self.theorem
+        if view is not None and self.standing:
+            return f"{view.word}; weakest level: {view.level_label or self.weakest}"
+        return f"not proved: {self.theorem_word}"
 
     def lemma_labels(self) -> set[str]:
         labels = set(TEMPLATE_LABELS)
@@ -122,26 +167,46 @@ class PaperDoc:
 
     def summary_rows(self) -> list[tuple[str, str, str, str]]:
         """(result, status, verification level, checks) for the verification summary table."""
+        head = {"theorem": "Main theorem", "claim": "Main claim (self-reviewed)"}.get(
+            self.theorem_env, "Main conjecture"
+        )
         rows: list[tuple[str, str, str, str]] = [
             (
-                "Main theorem" if self.proved else "Main conjecture",
-                self.theorem_status,
+                head,
+                self.theorem_word,
                 self.theorem_level or "--",
-                "weakest level of its lemmas" if self.proved else "",
+                "weakest level of its lemmas" if self.standing else "",
             )
         ]
-        rows += [(f"Lemma {lem.id}", str(lem.status), str(lem.level or "--"), lem.checks) for lem in self.lemmas]
+        rows += [
+            (f"Lemma {lem.id}", lem.view.word if lem.view else str(lem.status), str(lem.level or "--"), lem.checks)
+            for lem in self.lemmas
+        ]
         return rows
 
     def abstract_suffix(self) -> str:
         """The fixed sentences appended to the model's abstract: what was and was not proved,
         and the weakest verification level, stated by us rather than trusted to the model."""
-        established = [lem for lem in self.lemmas if lem.status == "proved"]
+        established = [lem for lem in self.lemmas if lem.view is not None and lem.view.established]
         total = len(self.lemmas)
         if self.proved:
             return (
                 "The main theorem was proved with machine assistance; the weakest verification "
                 f"level used by its lemmas is {self.weakest} (see the verification summary)."
+            )
+        if self.theorem_status in ("narrower_claim", "different_claim"):
+            return (
+                f"The claim stated as the main theorem was proved (weakest verification level {self.weakest}), "
+                f"but it is not the statement this work set out to prove: {self.scope_sentence}. "
+                "The statement itself was not proved."
+            )
+        if self.theorem_status == "self_reviewed":
+            ids = ", ".join(self.theorem.self_reviewed) if self.theorem is not None else ""
+            return (
+                "Every lemma of the main claim has a proof, but "
+                + (f"{ids} rest(s) " if ids else "part of it rests ")
+                + "only on a review by the model that wrote the proof (self-review); with no independent "
+                "check it is stated as a self-reviewed claim, not as a proved theorem."
             )
         if self.theorem_status == "contradicted":
             n = len(self.contradictions)
@@ -155,10 +220,15 @@ class PaperDoc:
                 "The main statement was refuted during this work, so it is stated as a "
                 "conjecture for the record, not as a theorem."
             )
+        elif self.theorem_status == "capped":
+            head = (
+                "The main statement is not proved: its verification level is capped at unverified, so it is "
+                "stated as a conjecture."
+            )
         else:
             head = (
                 "The main statement is not proved here and is presented as a conjecture "
-                f"(theory status: {self.theorem_status})."
+                f"(theory status: {self.theorem_word})."
             )
         if established:
             return (
@@ -208,23 +278,18 @@ def _checks_summary(checks: list, record: ProofRecord | None = None) -> str:
     return text
 
 
-def _lemma_status(theory: TheoryState, node: LemmaNode) -> str:
-    if node.id in theory.proven_lemmas:
-        return "proved"
-    refuted = node.status == "refuted" or any(c.lemma_id == node.id and c.confirmed for c in theory.counterexamples)
-    return "refuted" if refuted else "open"
-
-
 def _dag_lemma(theory: TheoryState, plan: CitePlan, lid: str) -> LemmaView:
     node = theory.lemma_dag[lid]
     record = theory.proven_lemmas.get(lid)
     key = plan.resolve(node.citation)
+    view = lemma_view(theory, node)
     return LemmaView(
         id=lid,
         label=lemma_label(lid),
         statement=node.statement,
         informal=node.informal,
-        status=_lemma_status(theory, node),
+        status=_PAPER_STATUS.get(view.status, "circular" if view.status == "circular" else "open"),
+        view=view,
         level=record.verification_level if record else None,
         proof=record.proof if record else None,
         provenance=node.provenance,
@@ -236,14 +301,16 @@ def _dag_lemma(theory: TheoryState, plan: CitePlan, lid: str) -> LemmaView:
     )
 
 
-def _orphan_lemma(lid: str, record: ProofRecord) -> LemmaView:
+def _orphan_lemma(theory: TheoryState, lid: str, record: ProofRecord) -> LemmaView:
     """A lemma proved but missing from the DAG (e.g. after a re-plan): it still appears."""
+    view = lemma_view(theory, lid)
     return LemmaView(
         id=lid,
         label=lemma_label(lid),
         statement="",
         informal="",
-        status="proved",
+        status=_PAPER_STATUS.get(view.status, "open"),
+        view=view,
         level=record.verification_level,
         proof=record.proof,
         provenance="new",
@@ -262,18 +329,14 @@ def _lemma_views(theory: TheoryState, plan: CitePlan, root_id: str | None) -> li
         for lid in topological_order(theory.lemma_dag)
         if not (theory.lemma_dag[lid].is_root and lid == root_id)
     ]
-    lemmas += [_orphan_lemma(lid, rec) for lid, rec in theory.proven_lemmas.items() if lid not in theory.lemma_dag]
+    lemmas += [
+        _orphan_lemma(theory, lid, rec) for lid, rec in theory.proven_lemmas.items() if lid not in theory.lemma_dag
+    ]
     return lemmas
 
 
-def _theorem_statement(theory: TheoryState, root_id: str | None) -> str:
-    root_node = theory.lemma_dag.get(root_id) if root_id else None
-    statement = theory.formal_statement.strip() or (root_node.statement if root_node else "")
-    return statement or theory.informal_statement
-
-
-def _theorem_proof(theory: TheoryState, root_id: str | None) -> str | None:
-    if theory.status != "proved":
+def _theorem_proof(theory: TheoryState, root_id: str | None, shown: TheoremView) -> str | None:
+    if shown.status not in STANDING:
         return None
     root_record = theory.proven_lemmas.get(root_id) if root_id else None
     # The lemmas and their proofs are typeset one by one, so the theorem's own proof is the
@@ -305,19 +368,25 @@ def build_doc(
     prose: dict[str, str],
 ) -> PaperDoc:
     root_id = theory.root_id()
+    shown = theorem_view(theory)
     lemmas = _lemma_views(theory, plan, root_id)
-    statement = _theorem_statement(theory, root_id)
-    proof = _theorem_proof(theory, root_id)
+    # the theorem shown is the checked root claim, rendered by code; the model's prose beside it
+    statement = shown.statement
+    proof = _theorem_proof(theory, root_id, shown)
     levels = [r.verification_level for r in theory.proven_lemmas.values()]
     weakest = theory.weakest_level() if theory.proven_lemmas else weakest_level(levels)
     notes: list[str] = []
     prose, proof = _checked_claims(theory, plan, experiment, lemmas, proof, prose, notes)
+    records = Records.from_theory(theory)
+    words = scrub_proof(shown.in_words, records.theorem, records, "the main theorem", notes, "statement in words")
     return PaperDoc(
         prose=dict(prose),
+        theorem=shown,
+        theorem_in_words=words or "",
         theorem_statement=statement,
-        theorem_status=theory.status,
+        theorem_status=shown.status,
         theorem_proof=proof,
-        theorem_level=weakest if theory.status == "proved" else None,
+        theorem_level=weakest if shown.status in STANDING else None,
         assumptions=[a for a in theory.assumptions if a.strip()],
         lemmas=lemmas,
         cite=plan,
@@ -325,7 +394,7 @@ def build_doc(
         counterexamples=[c for c in theory.counterexamples if c.confirmed] or list(theory.counterexamples),
         weakest=weakest,
         levels_used=[lvl for lvl in VERIFICATION_ORDER if lvl in set(levels)],
-        unproved_assembly=bool(theory.assembled_proof) and theory.status != "proved",
+        unproved_assembly=bool(theory.assembled_proof) and shown.status not in STANDING,
         status_reason=theory.status_reason,
         contradictions=list(theory.contradictions),
         labels=_label_map(theory, lemmas, statement, proof, experiment, root_id),

@@ -15,7 +15,7 @@ import jinja2
 from eurekaclaw.agents.writer.bibtex import plain_reference
 from eurekaclaw.agents.writer.doc import LEVEL_MEANING, PaperDoc
 from eurekaclaw.agents.writer.experiments import fmt
-from eurekaclaw.agents.writer.render import looks_like_bare_math
+from eurekaclaw.agents.writer.render import looks_like_bare_math, sentence
 from eurekaclaw.agents.writer.sanitize import sanitize_latex
 from eurekaclaw.templates import TEMPLATES_DIR
 
@@ -121,6 +121,7 @@ class _Md:
                     for c in doc.experiment.checks
                 ],
                 "notes": doc.experiment.notes,
+                **doc.experiment.section_context(),
             }
         return {
             "title": " ".join(self.prose("title").split()),
@@ -132,10 +133,18 @@ class _Md:
             "limitations": self.prose("limitations"),
             "assumptions": [self.verbatim(a) for a in doc.assumptions],
             "proved": doc.proved,
-            "theorem_status": doc.theorem_status,
+            "standing": doc.standing,
+            "theorem_env": doc.theorem_env,
+            "theorem_name": doc.theorem_env.capitalize(),
+            "theorem_tag": doc.theorem_tag(),
+            "theorem_status": doc.theorem_word,
             "status_reason": doc.status_reason,
             "weakest": doc.weakest,
             "theorem": self.verbatim(doc.theorem_statement),
+            "theorem_words": self.verbatim(doc.theorem_in_words) if doc.theorem_in_words.strip() else None,
+            "scope_sentence": sentence(doc.scope_sentence),
+            "theorem_how": doc.theorem.how if doc.theorem is not None else "",
+            "theorem_hint": sentence(doc.theorem.hint) if doc.theorem is not None else "",
             "theorem_proof": self.verbatim(doc.theorem_proof) if doc.theorem_proof else None,
             "unproved_assembly": doc.unproved_assembly,
             "lemmas": lemmas,
@@ -147,6 +156,7 @@ class _Md:
             "references": [(key, plain_reference(p)) for key, p in doc.cite.citable()],
             "unverified": [f"{plain_reference(p)} [{p.verification}]" for p in doc.cite.unverified],
             "checks_ran": doc.cite.checks_ran,
+            "offline": doc.cite.offline,
             "shipped_cited": bool(doc.cite.shipped_keys & doc.cite.citable_keys()),
             "dropped_not_found": doc.cite.dropped_not_found,
             "cell": cell,

@@ -84,6 +84,15 @@ def looks_like_bare_math(text: str) -> bool:
 SOURCE_NOTE_PREFIX = "shown as LaTeX source"
 
 
+def sentence(text: str) -> str:
+    """A generated phrase as a sentence: a capital first letter, one full stop ("" stays "")."""
+    text = text.strip()
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 @dataclass
 class RenderInfo:
     notes: list[str] = field(default_factory=list)
@@ -221,6 +230,7 @@ class _Renderer:
             "figures": figures,
             "checks": checks,
             "notes": view.notes,
+            **view.section_context(),
             "csv": view.csv_name or "",
             "text": self.prose("experiments"),
             "open": Tex(BLOCK_OPEN + "figure:plot"),
@@ -230,7 +240,7 @@ class _Renderer:
     def context(self) -> dict[str, Any]:
         doc = self.doc
         plan = doc.cite
-        theorem_tag = f"proved; weakest level: {doc.weakest}" if doc.proved else f"not proved: {doc.theorem_status}"
+        theorem_tag = doc.theorem_tag()
         abstract = self.prose("abstract")
         suffix = escape_text(doc.abstract_suffix())
         ctx: dict[str, Any] = {
@@ -246,11 +256,21 @@ class _Renderer:
                 self.verbatim(f"assumption:{i}", a, f"assumption {i + 1}") for i, a in enumerate(doc.assumptions)
             ],
             "proved": doc.proved,
-            "theorem_status": doc.theorem_status,
+            "standing": doc.standing,
+            "theorem_env": doc.theorem_env,
+            "theorem_name": doc.theorem_env.capitalize(),
+            "theorem_status": doc.theorem_word,
             "status_reason": doc.status_reason,
             "theorem_head": self.level_tag(theorem_tag),
             "theorem_margin": theorem_tag,
             "theorem": self.verbatim("theorem:statement", doc.theorem_statement, "the main statement"),
+            # the model's own statement beside the checked claim, and the generated narrowing
+            "theorem_words": self.verbatim("theorem:words", doc.theorem_in_words, "the statement in words")
+            if doc.theorem_in_words.strip()
+            else None,
+            "scope_sentence": sentence(doc.scope_sentence),
+            "theorem_how": doc.theorem.how if doc.theorem is not None else "",
+            "theorem_hint": sentence(doc.theorem.hint.replace("`", "")) if doc.theorem is not None else "",
             "theorem_proof": self.verbatim("theorem:proof", doc.theorem_proof, "the proof of the main theorem")
             if doc.theorem_proof
             else None,
@@ -269,6 +289,7 @@ class _Renderer:
             "experiment": self.experiment_context(),
             "directions": doc.directions,
             "checks_ran": plan.checks_ran,
+            "offline": plan.offline,
             "unverified": [f"{plain_reference(p)} [{p.verification}]" for p in plan.unverified],
             "dropped_not_found": plan.dropped_not_found,
         }

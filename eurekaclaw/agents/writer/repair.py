@@ -55,6 +55,8 @@ class RepairOutcome:
 def verbatim_text(doc: PaperDoc, block_id: str) -> str:
     kind, _, rest = block_id.partition(":")
     if kind == "theorem":
+        if rest == "words":
+            return doc.theorem_in_words
         return doc.theorem_statement if rest == "statement" else (doc.theorem_proof or "")
     if kind == "assumption":
         return doc.assumptions[int(rest)]
@@ -66,7 +68,8 @@ def verbatim_text(doc: PaperDoc, block_id: str) -> str:
 
 
 def verbatim_ids(doc: PaperDoc) -> list[str]:
-    ids = ["theorem:statement"] + (["theorem:proof"] if doc.theorem_proof else [])
+    ids = ["theorem:statement"] + (["theorem:words"] if doc.theorem_in_words.strip() else [])
+    ids += ["theorem:proof"] if doc.theorem_proof else []
     ids += [f"assumption:{i}" for i in range(len(doc.assumptions))]
     for i, lem in enumerate(doc.lemmas):
         ids.append(f"lemma:{i}:statement")

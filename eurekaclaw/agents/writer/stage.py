@@ -23,7 +23,7 @@ from eurekaclaw.agents.writer.compile import usable_toolchain
 from eurekaclaw.agents.writer.directions import direction_report
 from eurekaclaw.agents.writer.doc import build_doc
 from eurekaclaw.agents.writer.experiments import ExperimentView, experiment_view
-from eurekaclaw.agents.writer.machine_claims import removed_count
+from eurekaclaw.agents.writer.machine_claims import Records, check_prose_text, removed_count
 from eurekaclaw.agents.writer.markdown import render_markdown
 from eurekaclaw.agents.writer.prose import write_prose
 from eurekaclaw.agents.writer.render import SOURCE_NOTE_PREFIX, render_tex
@@ -107,7 +107,12 @@ class WriterAgent(BaseAgent):
         except LLMError as exc:
             self.log(f"model fix of {field} unusable: {exc.message[:200]}")
             return None
-        return fix.replacement
+        # the fix is model text that replaces a checked field: it goes through the same door
+        theory = self.ctx.bus.get_theory_state()
+        if theory is None:
+            return None
+        fixed, _ = check_prose_text(fix.replacement, Records.from_theory(theory), insert=field != "abstract")
+        return fixed
 
     async def write(self) -> PaperOutput:
         ctx = self.ctx
@@ -116,6 +121,7 @@ class WriterAgent(BaseAgent):
             raise StageFailedError("no theory state on the bus: nothing to write about")
         session_dir = self.session_dir()
         plan = plan_citations(ctx.bus.get_bibliography())
+        plan.offline = ctx.settings.eurekaclaw_offline
         self._plan = plan
         offer_shipped(plan, ctx.plugin, theory)
         experiment = experiment_view(ctx.bus.get_experiment_result(), session_dir)

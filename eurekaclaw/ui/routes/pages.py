@@ -10,7 +10,20 @@ from starlette.routing import BaseRoute, Route
 from eurekaclaw.ui import data
 from eurekaclaw.ui.web import Pages, UIError, session_of, workspace
 
-STATUS_FILTERS = ("running", "completed", "partial", "paused", "interrupted", "failed", "proved", "refuted")
+# session statuses, then theorem statuses as theory_view names them
+STATUS_FILTERS = (
+    "running",
+    "completed",
+    "partial",
+    "paused",
+    "interrupted",
+    "failed",
+    "proved",
+    "self_reviewed",
+    "narrower_claim",
+    "contradicted",
+    "refuted",
+)
 
 
 def routes(ui: Pages) -> list[BaseRoute]:

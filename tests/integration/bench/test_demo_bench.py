@@ -46,13 +46,15 @@ def test_the_demonstration_bench_and_its_report(tmp_path: Path) -> None:
     assert honest["weakest_levels"] == {"smt": 2} and honest["refuted"]["hits"] == 2
     assert honest["correct"]["low"] == pytest.approx(0.5101, abs=1e-4)
 
-    # careless, reviewing itself: claimless lemmas that pass their own reviews carry the false
-    # statements to `proved` at the self-review level. The bench exists to count exactly this;
-    # if the trust chain starts refusing self-reviewed claimless proofs, this number drops.
+    # careless, reviewing itself: claimless lemmas that pass their own reviews carry every
+    # statement, the false ones too, to `self-reviewed`, never to `proved`. The bench counts the
+    # false ones in their own column; if the trust chain starts refusing self-reviewed claimless
+    # proofs, that number drops.
     careless = overall["careless"]
-    assert careless["false_proved"]["hits"] == 2 and careless["false_proved"]["n"] == 2
-    assert careless["weakest_levels"] == {"reviewed": 4}  # never a mechanical level
-    assert careless["false_proved"]["low"] == pytest.approx(0.3424, abs=1e-4)
+    assert careless["false_proved"]["hits"] == 0 and careless["proved"]["hits"] == 0
+    assert careless["false_self_reviewed"]["hits"] == 2 and careless["false_self_reviewed"]["n"] == 2
+    assert careless["self_reviewed"]["hits"] == 4
+    assert careless["false_self_reviewed"]["low"] == pytest.approx(0.3424, abs=1e-4)
 
     # the same careless prover with an independent reviewer: nothing false gets through
     reviewed = overall["careless-reviewed"]
@@ -60,8 +62,8 @@ def test_the_demonstration_bench_and_its_report(tmp_path: Path) -> None:
     assert reviewed["undecided"] == 4
 
     pairs = {(c["a"], c["b"]): c for c in summary["comparisons"]}
-    assert pairs[("honest", "careless")]["only_a_correct"] == 2
-    assert pairs[("honest", "careless")]["false_proved_b"] == 2
+    assert pairs[("honest", "careless")]["only_a_correct"] == 4
+    assert pairs[("honest", "careless")]["false_self_reviewed_b"] == 2
 
     # the per-problem rows agree with the runs
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
@@ -92,7 +94,7 @@ def test_the_demonstration_bench_and_its_report(tmp_path: Path) -> None:
     assert {p["id"]: p["truth"] for p in manifest["problems"]}["demo-cube-square"] == "false"
 
     md = (out / "summary.md").read_text()
-    assert "| careless | 4 |" in md and "**2/2 (100%" in md and "demo-cube-square ⚠ false-proved" in md
+    assert "| careless | 4 |" in md and "demo-cube-square ⚠ false self-reviewed" in md
     rows = list(csv.DictReader((out / "summary.csv").open()))
     assert len(rows) == 12 and {r["config"] for r in rows} == set(overall)
     for name in ("rates.svg", "tokens.svg"):

@@ -23,8 +23,9 @@ def respond(request: Any) -> dict[str, Any] | None:
             "preliminaries": None,
             "related_work": None,
             "experiments": None,
+            # the first sentence is the records' to say (it goes); the second is new prose
             "limitations": "Lemma~\\ref{lem:L2} rests on a model review and numeric falsification; no proof "
-            "assistant checked it.",
+            "assistant checked it. The constants are not optimised.",
             "summary": "Clarified how Lemma L2 was checked.",
             "needs": [],
             "needs_reason": "",

@@ -111,15 +111,14 @@ def _lemma_ids(request: LLMRequest) -> list[str]:
 
 
 def verbose_reply(request: LLMRequest) -> dict[str, Any]:
-    """A careful but wordy model: long answers, accurate levels, cites what it uses."""
+    """A careful but wordy model: long answers about the mathematics, cites what it uses, and
+    leaves what was checked and how to the records (any sentence on that would not be shown)."""
     question = request.prompt_text().rsplit("Question:", 1)[-1].strip()
     answer = (
         f"Thank you for the question ({question}). Let me explain carefully. The main theorem rests on three "
-        "lemmas. Lemma L1 is a known concentration inequality, cited from the literature with a verified "
-        "citation. Lemma L2 bounds the expected number of pulls of a suboptimal arm; it was reviewed by a "
-        "model in a fresh context and numeric falsification found no counterexample, but it has no machine "
-        "proof. Lemma L3 is the Cauchy-Schwarz step, and its claim was proved by Z3. The weakest level used "
-        "is therefore cited (Lemma L1), and the limitations section says that L2 rests on a review only."
+        "lemmas. Lemma L1 is a known concentration inequality from the literature. Lemma L2 bounds the "
+        "expected number of pulls of a suboptimal arm, which is where the main difficulty lies. Lemma L3 is "
+        "the Cauchy-Schwarz step that sums the per-arm terms. The limitations section discusses the constants."
     )
     return {
         "answer": answer,

@@ -55,11 +55,13 @@ def test_a_verbose_answer_cites_sections_and_lemma_records(session: SessionDir) 
 def test_a_careless_formal_claim_is_removed_and_corrected(session: SessionDir) -> None:
     answer = asyncio.run(runner(session, scripted(qa=careless_reply)).ask("Is the key lemma machine-checked?"))
     assert "formally" not in answer.shown and "Coq" not in answer.shown
-    assert "The key step is Lemma L2" in answer.shown and "Lemma L3 was proved by Z3." in answer.shown
-    assert answer.corrections == [
-        "Lemma L2 is recorded at level reviewed — not at level formal as the text said",
-        # "so the whole argument is machine-checked": every lemma below formal is named
-        "Lemma L1 is recorded at level cited; Lemma L2 is recorded at level reviewed — not at level smt as the text said",
+    # generate, don't filter: even the true "Lemma L3 was proved by Z3." is the records' to say
+    assert answer.shown == "The key step is Lemma L2, which bounds the pulls of a suboptimal arm."
+    assert [c.split(" (a sentence")[0] for c in answer.corrections] == [
+        "Lemma L2 is recorded at level reviewed",
+        # "so the whole argument is machine-checked": every lemma is named
+        "Lemma L1 is recorded at level cited; Lemma L2 is recorded at level reviewed; Lemma L3 is recorded at level smt",
+        "Lemma L3 is recorded at level smt",
     ]
     assert any("appendix_b" in n and "not part of this paper" in n for n in answer.notes)
     text = answer.text()
@@ -79,7 +81,7 @@ def test_a_self_reviewed_lemma_is_not_independently_reviewed(tmp_path: Path, iso
 
     answer = asyncio.run(runner(session, scripted(qa=reply)).ask("Who reviewed L2?"))
     assert answer.shown == ""
-    assert "self-review" in answer.corrections[0] and "independently reviewed" in answer.corrections[0]
+    assert "self-review" in answer.corrections[0] and "independently" not in answer.corrections[0]
     assert answer.records == [
         "Lemma L2: proved, level reviewed (self-review); checks: falsifier passed; llm_review passed"
     ]
@@ -132,8 +134,8 @@ def test_an_unproved_theorem_is_not_called_proved(tmp_path: Path, isolated_home:
         return {"answer": "We proved the main theorem. Lemma L3 was proved by Z3.", "cites": ["theorem", "lemma:L3"]}
 
     answer = asyncio.run(runner(session, scripted(qa=reply)).ask("Is it proved?"))
-    assert answer.shown == "Lemma L3 was proved by Z3."
-    assert answer.records[0].startswith("Main statement: not proved, status in_progress")
+    assert answer.shown == ""  # both sentences state a proof status: the records say it
+    assert answer.records[0].startswith("Main statement: not proved, status in")
     assert json.dumps(answer.as_json())  # serialisable for --json
 
 

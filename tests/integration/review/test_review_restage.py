@@ -101,17 +101,19 @@ def test_fixing_a_lemma_reruns_theory_for_it_and_levels_come_from_the_checkers(s
     assert "skips the union bound" not in verifier.system_text()
     # the careless prover said "formally verified in Coq": the level is the reviewer's
     state = TheoryState.model_validate_json((session.path / "theory_state.json").read_text())
-    assert state.status == "proved"
+    # one scripted model proved and reviewed L2: the theorem is self-reviewed, never "proved"
+    assert state.status == "self_reviewed"
     assert state.proven_lemmas["L2"].verification_level == "reviewed"
     assert state.proven_lemmas["L3"].verification_level == "smt"
-    assert outcome.levels["L2"] == "reviewed" and outcome.levels["theorem"] == "proved"
-    assert "Lemma L2: failed -> reviewed" in outcome.changes and "theorem: in_progress -> proved" in outcome.changes
+    assert outcome.levels["L2"] == "reviewed" and outcome.levels["theorem"] == "self_reviewed"
+    assert "Lemma L2: failed -> reviewed" in outcome.changes
+    assert "theorem: in_progress -> self_reviewed" in outcome.changes
     tex = (session.path / "paper_v2.tex").read_text()
     l2 = next(line for line in tex.splitlines() if "\\label{lem:L2}" in line)
-    assert "\\eclevel{verified: reviewed (self-review)}" in l2 and "verified: formal" not in tex
+    assert "\\eclevel{self-reviewed: reviewed (self-review" in l2 and "verified: formal" not in tex
     # ... and the proof's own "formally verified in Coq" is replaced by a note (the writer's check)
     assert "formally verified in Coq" not in tex
-    assert "[a claim of machine verification was removed: recorded level reviewed]" in tex
+    assert "[a sentence of the model about how this was checked was removed" in tex
     assert any(n.startswith("removed claim(s) of machine verification") for n in outcome.notes)
     # version 1 and its records are kept
     assert (session.path / "paper.tex").is_file()
@@ -120,7 +122,7 @@ def test_fixing_a_lemma_reruns_theory_for_it_and_levels_come_from_the_checkers(s
     assert versions[0]["reran"] == ["theory", "write", "evaluate"] and versions[0]["levels"]["L2"] == "reviewed"
     assert read_history(session)[-1]["rerun_stages"] == ["theory", "write", "evaluate"]
     assert "revision (written; re-ran theory, write, evaluate)" in run.history_text()
-    assert session.load_meta().theory_status == "proved"
+    assert session.load_meta().theory_status == "self_reviewed"
     assert not (session.path / "review" / "work-v2").exists()
     # the revision's calls are the review's spending, in the session's own log
     log = [json.loads(line) for line in session.file(SessionDir.LLM_LOG).read_text().splitlines()]

@@ -74,7 +74,7 @@ def test_j_sigkill_then_resume(tmp_path):
     out, err = second.communicate(timeout=POLL_LIMIT_S)
     assert second.returncode == 0, err.decode()
     final = TheoryState.model_validate(read_json(session_dir / "theory_state.json"))
-    assert final.status == "proved"
+    assert final.status == "self_reviewed"
     assert set(final.proven_lemmas) == set(dag)  # what an uninterrupted run proves
     for lid, rec in proven_before.items():  # untouched by the resumed run
         assert final.proven_lemmas[lid].proof == rec.proof

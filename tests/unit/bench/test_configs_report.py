@@ -127,3 +127,46 @@ def test_summary_rates_comparison_and_renderings() -> None:
     assert "| a | 40 ($0.0040) | 110 ($0.0260) |" in text and "| b | 0 (unknown) | 0 (unknown) |" in text
     rows = list(csv.DictReader(io.StringIO(csv_text(records))))
     assert len(rows) == 6 and rows[3]["cost_usd"] == "unknown" and rows[4]["false_proved"] == "True"
+
+
+def test_self_reviewed_has_its_own_column_and_false_rate() -> None:
+    """A false statement that ended self-reviewed is not false-proved; it is counted as false
+    self-reviewed beside it, in the summary, the Markdown and the CSV."""
+    assert classify("false", "self_reviewed") == ("self_reviewed", False, False, False)
+    assert classify("true", "self_reviewed") == ("self_reviewed", False, False, False)
+    for status in ("narrower_claim", "different_claim", "capped"):
+        assert classify("false", status) == ("undecided", False, False, False)
+    records = [
+        _record("a", "f1", "false", "self_reviewed"),
+        _record("a", "f2", "false", "proved"),
+        _record("a", "t1", "true", "self_reviewed"),
+    ]
+    assert [r.false_self_reviewed for r in records] == [True, False, False]
+    s = summarize(records, ["a"], planned=3)["overall"]["a"]
+    assert s["false_proved"]["hits"] == 1 and s["false_self_reviewed"]["hits"] == 1 and s["false_proved"]["n"] == 2
+    assert s["self_reviewed"]["hits"] == 2 and s["proved"]["hits"] == 1
+    text = markdown(summarize(records, ["a"], planned=3), {"configs": [{"label": "a", "settings": {}}]})
+    assert "false self-reviewed" in text and "f1 ⚠ false self-reviewed" in text
+    rows = list(csv.DictReader(io.StringIO(csv_text(records))))
+    assert rows[0]["false_self_reviewed"] == "True" and rows[0]["false_proved"] == "False"
+    # a record read back from results.jsonl keeps the flag (computed, never trusted from the file)
+    back = RunRecord.model_validate({**records[0].model_dump(mode="json"), "false_self_reviewed": False})
+    assert back.false_self_reviewed
+
+
+def test_collect_reads_the_displayed_status(tmp_path) -> None:
+    """A theory state the stage left as "proved" (an older session) whose weakest support is a
+    self-review is collected as self_reviewed, and a narrower claim as undecided."""
+    from surface_kit import write_session
+
+    from eurekaclaw.bench.session_run import collect
+
+    for sid, kind, status in (
+        ("f00000000001", "old_self_review", "self_reviewed"),
+        ("f00000000002", "narrower", "narrower_claim"),
+        ("f00000000003", "proved", "proved"),
+    ):
+        session = write_session(tmp_path, sid, kind)
+        record = collect(_record("a", "p", "false", None), session.path)
+        assert record.theory_status == status
+        assert classify("false", record.theory_status)[2] == (status == "proved")

@@ -1,5 +1,6 @@
-"""The result's theorem line says how its weakest lemma was checked, on the line that says
-"proved": a proof only the proving model reviewed is labelled there, not only in a note."""
+"""The result's theorem line when the session has no readable theory state: the run's summary,
+never upgraded (a proof only the proving model reviewed is not called proved). With a theory
+state the lines come from theory_view (test_cli_theorem_view.py)."""
 
 from __future__ import annotations
 
@@ -45,11 +46,9 @@ def theorem_line(lines: list[str]) -> str:
     return next(line for line in lines if line.startswith("theorem:"))
 
 
-def test_a_self_reviewed_proof_is_labelled_on_the_theorem_line(printed):
-    lines = printed(result(self_reviewed=2))
-    line = theorem_line(lines)
-    assert line.startswith("theorem: proved") and "self-review, no independent check" in line
-    assert any("2 lemma(s) reviewed only by the model that proved them" in ln for ln in lines)
+def test_without_a_theory_file_a_self_reviewed_proof_is_not_called_proved(printed):
+    line = theorem_line(printed(result(self_reviewed=2)))
+    assert line == "theorem: self-reviewed (weakest verification level: reviewed)"
 
 
 def test_an_independent_review_or_a_machine_check_is_not_called_a_self_review(printed):

@@ -183,11 +183,13 @@ async def test_a_careless_false_run_scores_clearly_below_an_honest_true_run(tmp_
     # honest: (2·1.0 + 6·0.6)/8 = 0.7; every bound held; 8 lemmas and a chain of 8
     assert _dims(honest)["formal_correctness"] == pytest.approx(0.7)
     assert _dims(honest)["experimental_alignment"] == 1.0 and _dims(honest)["proof_depth"] == 1.0
-    # self-reviews count much less: (2·1.0 + 6·0.25)/8; the six weak lemmas are half a lemma each
-    assert _dims(honest_self)["formal_correctness"] == pytest.approx(0.4375)
+    # a self-reviewed lemma is not a proven lemma: (2·1.0 + 6·0)/8; for the depth the six weak
+    # lemmas are half a lemma each
+    assert _dims(honest_self)["formal_correctness"] == pytest.approx(0.25)
     assert _dims(honest_self)["proof_depth"] == pytest.approx(0.5 * 5 / 8 + 0.5)
-    # contradicted: capped at 0.1 whatever the lemmas say; 0/6 held, capped anyway
-    assert _dims(careless)["formal_correctness"] == pytest.approx(0.1)
+    # contradicted: capped at 0.1 whatever the lemmas say, and its self-reviews count nothing;
+    # 0/6 held, capped anyway
+    assert _dims(careless)["formal_correctness"] == pytest.approx(0.0)
     assert _dims(careless)["experimental_alignment"] == 0.0
     # the careless model's 0.95 counts a quarter as much as the embedding part
     assert _dims(careless)["novelty"] < 0.5 * (_dims(careless)["novelty"] + 0.95)
@@ -204,7 +206,8 @@ async def test_every_self_review_and_self_judgement_is_labelled(tmp_path: Path) 
     careless = await _score(tmp_path, "careless")
     text = _explained(careless)
     assert "8 reviewed by self-review" in text["formal_correctness"]
-    assert "capped at 0.1 because the theorem is contradicted" in text["formal_correctness"]
+    assert "8 self-reviewed lemma(s) count 0.0" in text["formal_correctness"]
+    assert "not proven" in text["formal_correctness"]
     assert "8 self-review(s)" in text["proof_depth"]
     assert "self-judged" in text["novelty"]
     assert "0/6 bound checks held" in text["experimental_alignment"]

@@ -185,8 +185,8 @@ async def test_a_review_whose_reviewer_was_not_recorded_counts_as_a_self_review(
     sdir = _session(tmp_path, _theory(levels, "in_progress", reviewer=""), experiment=None, cite="")
     report = await evaluate_session(sdir, load_settings(), None, embedder=FixedEmbedder())
     correctness = report.dimensions[0]
-    # (0.25 + 0.5 + 0 + 0) / 4: independence of the L1 review cannot be shown
-    assert correctness.score == pytest.approx(0.1875)
+    # (0 + 0.5 + 0 + 0) / 4: independence of the L1 review cannot be shown, so it is not proven
+    assert correctness.score == pytest.approx(0.125)
     assert correctness.inputs["lemmas"]["L1"]["checked_by"] == "reviewer not recorded"
     assert "1 reviewed by reviewer not recorded" in correctness.explanation
     # and it is half a lemma for the depth: 1.5 credited lemmas, chain 2

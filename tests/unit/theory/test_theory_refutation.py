@@ -46,7 +46,7 @@ async def test_e_false_lemma_refuted_dependants_reopened_replanned_proved(tmp_pa
     assert state.lemma_dag["L2"].dependencies == ["L1b"]
     assert state.lemma_dag["L1b"].claim is not None
     assert set(state.proven_lemmas) == {"L0", "L1b", "L2", "T"}
-    assert state.status == "proved" and out.status == "completed"
+    assert state.status == "self_reviewed" and out.status == "completed"
     assert "\\label{lem:L1}" not in state.assembled_proof  # the refuted path is not used
 
 
@@ -120,7 +120,7 @@ async def test_searcher_is_not_asked_without_a_claim(tmp_path):
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, SPEC)
     assert script.calls("counterexample_searcher") == []
-    assert ctx.bus.get_theory_state().status == "proved"
+    assert ctx.bus.get_theory_state().status == "self_reviewed"
 
 
 async def test_true_claim_lemma_records_its_checks(tmp_path):
@@ -129,7 +129,7 @@ async def test_true_claim_lemma_records_its_checks(tmp_path):
     put_state(ctx, lemma("L1", claim=TRUE_CLAIM), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, SPEC)
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved"
+    assert state.status == "self_reviewed"
     rec = state.proven_lemmas["L1"]
     checkers = {c.checker for c in rec.checks}
     assert "llm_review" in checkers and len(checkers) >= 2  # the mechanical checkers that ran

@@ -31,7 +31,7 @@ async def test_resume_never_reproves_a_proven_lemma(tmp_path):
     crashed_state(ctx)
     out = await TheoryStage().run(ctx, SPEC, resume=True)
     state = ctx.bus.get_theory_state()
-    assert out.status == "completed" and state.status == "proved"
+    assert out.status == "completed" and state.status == "self_reviewed"
     assert script.calls("prover", "L1") == [] and script.calls("verifier", "L1") == []
     assert state.proven_lemmas["L1"].proof == "old proof"
     # L2's earlier failure counts: its proof is attempt 2
@@ -44,7 +44,7 @@ async def test_fresh_run_starts_from_the_formalized_dag(tmp_path):
     crashed_state(ctx)
     await TheoryStage().run(ctx, SPEC, resume=False)
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved"
+    assert state.status == "self_reviewed"
     assert len(script.calls("prover", "L1")) == 1 and state.proven_lemmas["L1"].proof != "old proof"
     assert state.failed_attempts == [] and state.proven_lemmas["L2"].attempts == 1
 
@@ -68,7 +68,7 @@ async def test_resume_gives_a_failed_lemma_the_attempts_it_has_left(tmp_path):
     ctx.settings = ctx.settings.model_copy(update={"theory_max_iterations": 3})
     await TheoryStage().run(ctx, SPEC, resume=True)
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved" and state.proven_lemmas["L1"].attempts == 3
+    assert state.status == "self_reviewed" and state.proven_lemmas["L1"].attempts == 3
 
 
 async def test_cancellation_leaves_a_resumable_state(tmp_path):
@@ -92,7 +92,7 @@ async def test_cancellation_leaves_a_resumable_state(tmp_path):
     ctx.bus = ctx.bus.load("s1", ctx.session.path)
     await TheoryStage().run(ctx, SPEC, resume=True)
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved"
+    assert state.status == "self_reviewed"
     assert {lid: len(script.calls("prover", lid)) for lid in proven_before} == before
 
 

@@ -64,7 +64,7 @@ async def test_a_five_lemmas_all_proved_first_try(tmp_path):
     out = await TheoryStage().run(ctx, SPEC)
     state = ctx.bus.get_theory_state()
     assert out.status == "completed"
-    assert state.status == "proved"
+    assert state.status == "self_reviewed"
     assert set(state.proven_lemmas) == {"A", "B", "C", "D", "T"}
     assert all(r.verification_level == "reviewed" and r.attempts == 1 for r in state.proven_lemmas.values())
     assert state.failed_attempts == [] and state.open_goals == []
@@ -86,7 +86,7 @@ async def test_a_five_lemmas_all_proved_first_try(tmp_path):
     assert proved_events == set("ABCDT")
     # persisted: the file on disk says the same
     on_disk = ctx.bus.load("s1", ctx.session.path).get_theory_state()
-    assert on_disk.status == "proved" and set(on_disk.proven_lemmas) == set("ABCDT")
+    assert on_disk.status == "self_reviewed" and set(on_disk.proven_lemmas) == set("ABCDT")
 
 
 async def test_b_fails_twice_with_different_errors_then_passes(tmp_path):
@@ -110,7 +110,7 @@ async def test_b_fails_twice_with_different_errors_then_passes(tmp_path):
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, SPEC)
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved"
+    assert state.status == "self_reviewed"
     rec = state.proven_lemmas["L1"]
     assert (
         rec.attempts == 3
@@ -158,7 +158,7 @@ async def test_c_stagnation_triggers_broad_repair_and_split(tmp_path):
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, SPEC)
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved"
+    assert state.status == "self_reviewed"
     dag = state.lemma_dag
     assert dag["L1a"].parent == "L1" and dag["L1b"].parent == "L1"
     assert {"L1a", "L1b"} <= set(dag["L1"].dependencies)
@@ -217,7 +217,7 @@ async def test_unparseable_prover_reply_is_a_failed_attempt(tmp_path):
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, SPEC)
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved"
+    assert state.status == "self_reviewed"
     assert [f.error_category for f in state.failed_attempts] == ["unparseable"]
     assert (
         state.proven_lemmas["L1"].proof == "A good proof: complete the square and conclude."
@@ -268,7 +268,7 @@ async def test_i_concurrency_bounded_by_setting(tmp_path):
     put_state(ctx, *leaves, lemma("T", *[n.id for n in leaves], root=True))
     await TheoryStage().run(ctx, SPEC)
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved" and len(state.proven_lemmas) == 9
+    assert state.status == "self_reviewed" and len(state.proven_lemmas) == 9
     assert backend.max_in_flight == 4
     provers = [lid for role, lid, _ in script.log if role == "prover"]
     assert provers[-1] == "T"
@@ -295,7 +295,7 @@ async def test_cited_only_when_citation_verified(tmp_path):
     )
     await TheoryStage().run(ctx, SPEC)
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved"
+    assert state.status == "self_reviewed"
     assert state.proven_lemmas["K1"].verification_level == "cited"
     assert any(c.checker == "citation" and c.verdict == "passed" for c in state.proven_lemmas["K1"].checks)
     assert script.calls("prover", "K1") == []

@@ -69,7 +69,10 @@ async def test_prover_uses_domain_tools_and_records_them(tmp_path):
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, InputSpec(mode="prove", statement="s"))
     state = ctx.bus.get_theory_state()
-    assert state.status == "proved" and state.proven_lemmas["L1"].proof == "9 = 3^2, computed with the symbolic tool."
+    assert (
+        state.status == "self_reviewed"
+        and state.proven_lemmas["L1"].proof == "9 = 3^2, computed with the symbolic tool."
+    )
     first = script.calls("prover", "L1")[0]
     assert [t.name for t in first.tools] == ["square"]  # not the literature tool
     second = script.calls("prover", "L1")[1]
@@ -112,7 +115,7 @@ async def test_memory_guided_prover_sees_failed_strategies_from_real_memory(tmp_
     ctx.services.memory = memory
     put_state(ctx, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx, InputSpec(mode="prove", statement="s"))
-    assert ctx.bus.get_theory_state().status == "proved"
+    assert ctx.bus.get_theory_state().status == "self_reviewed"
     assert "squaring both sides went in circles" in script.calls("prover", "L1")[0].prompt_text()
 
     empty = MemoryManager(tmp_path / "empty", "s2")
@@ -121,5 +124,5 @@ async def test_memory_guided_prover_sees_failed_strategies_from_real_memory(tmp_
     ctx2.services.memory = empty
     put_state(ctx2, lemma("L1"), lemma("T", "L1", root=True))
     await TheoryStage().run(ctx2, InputSpec(mode="prove", statement="s"))
-    assert ctx2.bus.get_theory_state().status == "proved"
+    assert ctx2.bus.get_theory_state().status == "self_reviewed"
     assert "From earlier sessions" not in script2.calls("prover", "L1")[0].prompt_text()

@@ -159,17 +159,17 @@ async def test_repair_asks_the_model_then_falls_back_to_plain_text(tmp_path: Pat
 async def test_repair_uses_a_good_model_fix(tmp_path: Path) -> None:
     toolchain = _toolchain()
     prose = dict(wh.GOOD_PROSE)
-    prose["limitations"] = "\\item Only reviewed."
+    prose["limitations"] = "\\item Only one horizon."
 
     async def good_fix(field: str, text: str, error: str, lines: str) -> str | None:
-        return "\\begin{itemize}\\item Only reviewed.\\end{itemize}"
+        return "\\begin{itemize}\\item Only one horizon.\\end{itemize}"
 
     doc = build_doc(wh.theory(), plan_citations(wh.bibliography()), None, prose)
     outcome = await compile_with_repair(doc, tmp_path / "latex", toolchain, TIMEOUT, llm_fix=good_fix)
     assert outcome.compiled, outcome.error
     assert outcome.llm_fixes == 1
     assert "limitations" not in doc.plain_prose
-    assert "\\begin{itemize}\\item Only reviewed.\\end{itemize}" in outcome.tex
+    assert "\\begin{itemize}\\item Only one horizon.\\end{itemize}" in outcome.tex
 
 
 @pytest.mark.parametrize("missing", ["latexmk"])

@@ -44,12 +44,12 @@ def test_every_lemma_carries_its_level_in_head_margin_and_table() -> None:
     tex, _ = render_tex(_doc())
     expected = {"L1": "cited", "L2": "reviewed", "L3": "smt"}
     for lid, level in expected.items():
-        head = re.search(r"\\begin\{lemma\}\[\\texttt\{" + lid + r"\}; \\eclevel\{verified: (\w+)\}", tex)
+        head = re.search(r"\\begin\{lemma\}\[\\texttt\{" + lid + r"\}; \\eclevel\{verified: (\w+)[^}]*\}", tex)
         assert head and head.group(1) == level
         assert f"Lemma {lid} & proved & {level} &" in tex
     assert "\\ecmargin" not in tex  # the tag is in the head; no margin note repeats it
     # the weakest level used is stated (cited is weaker than reviewed and smt)
-    assert "The weakest verification level used in this paper is\n\\textbf{cited}" in tex
+    assert "The weakest verification level used in\nthis paper is \\textbf{cited}" in tex
     assert "the weakest verification level used by its lemmas is cited" in tex
     # the root lemma is the theorem, not a separate lemma
     assert "\\texttt{main}" not in tex
@@ -76,7 +76,7 @@ def test_unproved_theorem_is_a_conjecture_and_the_abstract_says_so() -> None:
     assert "An assembled argument exists but did not pass its checks" in tex
     assert theory.assembled_proof not in tex
     md = render_markdown(doc)
-    assert "**Conjecture** `[not proved: in_progress]`" in md
+    assert "**Conjecture** `[not proved: in progress]`" in md
     assert "not proved here and is presented as a conjecture" in md
 
 
@@ -233,7 +233,7 @@ def test_markdown_has_verbatim_statements_tags_and_references() -> None:
     md = render_markdown(_doc(theory))
     assert theory.formal_statement in md
     assert theory.lemma_dag["L2"].statement in md
-    assert "**Lemma L3** `[verified: smt]`" in md
+    assert "**Lemma L3** `[verified: smt (z3)]`" in md
     assert "**Lemma L1** `[verified: cited]` [hoeffding1963probability]" in md
     assert "| Lemma L2 | proved | reviewed |" in md
     assert "[auer2002finitetime]" in md  # \citet became [key]
@@ -305,7 +305,7 @@ def test_fallback_prose_is_conditional_on_the_data_and_escapes_the_statement() -
     assert "\\input{" not in prose["introduction"] and "\\textbackslash{}input" in prose["introduction"]
     assert "For all $x_i$, 100\\% of $\\textnormal{\\texttt{\\textbackslash{}input" in prose["abstract"]
     assert "\\& more.$" in prose["abstract"]
-    assert "decomposed into 3 lemma(s), of which 2 were established" in prose["introduction"]
+    assert "decomposed into 3 lemma(s), 2 of which have a recorded proof" in prose["introduction"]
     assert prose["preliminaries"] == ""
     theory.lemma_dag = {k: v for k, v in theory.lemma_dag.items() if v.is_root}
     prose = fallback_prose(theory, plan_citations(wh.bibliography()), None)
@@ -317,15 +317,19 @@ def test_fallback_prose_is_conditional_on_the_data_and_escapes_the_statement() -
 
 def test_prose_claiming_a_proof_of_an_unproved_statement_is_dropped() -> None:
     from eurekaclaw.agents.writer.honest import check_prose
+    from eurekaclaw.agents.writer.machine_claims import status_sentence
 
     prose = {
         "title": "A Proof of the Gap-Free Bound",
         "abstract": "We study UCB1. We prove Theorem 4, a new theorem. The analysis uses concentration.",
         "introduction": "Bandits matter. In this paper we show that the bound holds.",
     }
-    out, notes = check_prose(prose, False, "UCB1 regret")
+    theory = wh.unproved_theory()
+    out, notes = check_prose(prose, theory, "UCB1 regret")
     assert out["title"] == "UCB1 regret"
     assert out["abstract"] == "We study UCB1. The analysis uses concentration."
-    assert out["introduction"] == "Bandits matter."
+    assert out["introduction"] == f"Bandits matter. {status_sentence(theory)}"
     assert len(notes) == 3
-    assert check_prose(prose, True, "x") == (prose, [])
+    # proved: "we show" is a description of the result; "we prove" is still a proof status the records state
+    proved, notes = check_prose(prose, wh.theory(), "x")
+    assert proved["introduction"] == prose["introduction"] and "We prove" not in proved["abstract"]

@@ -27,7 +27,7 @@ GOOD_PROSE = {
     "trade-off \\citep{auer2002finitetime}. Lemma~\\ref{lem:L2} is the key step.",
     "preliminaries": "Let $K$ be the number of arms and $T$ the horizon.",
     "related_work": "Concentration follows \\citet{hoeffding1963probability}.",
-    "limitations": "Lemma L2 was checked by review only.",
+    "limitations": "The constants are not optimised.",
     "experiments": "UCB1 stays below the gap-free bound.",
 }
 
