@@ -147,7 +147,14 @@ def support_of(record: ProofRecord) -> Support:
 
 def _checker_text(record: ProofRecord, kinds: tuple[str, ...]) -> str:
     passed = [c for c in record.checks if c.verdict == "passed" and c.checker in kinds]
-    return ", ".join(f"{c.checker} {c.version}".strip() if c.version else c.checker for c in passed)
+    return ", ".join(_checker_with_version(c.checker, c.version) for c in passed)
+
+
+def _checker_with_version(checker: str, version: str | None) -> str:
+    # a version string may already name its tool ("z3 5.4.1"): say the name once
+    if not version:
+        return checker
+    return version if version.split()[0].lower() == checker.lower() else f"{checker} {version}"
 
 
 def level_label(record: ProofRecord) -> str:

@@ -64,4 +64,4 @@ def quarantined(text: str) -> str:
     self-review missed the violated bound"); "" when nothing is left."""
     from eurekaclaw.model_text import quarantine
 
-    return quarantine(text or "", lessons=True).text
+    return quarantine(text or "", mode="memory", lessons=True).text

@@ -32,7 +32,7 @@ from eurekaclaw.model_text.normalise import (
     strip_latex,
 )
 
-Mode = Literal["prose", "block"]
+Mode = Literal["prose", "block", "memory"]
 
 _TOOLS = (
     r"coq|coqc|coqchk|coqide|rocq|gallina|ssreflect|mathcomp|lean[234]|mathlib|isabelle|isar|hol|hol4|"
@@ -219,8 +219,9 @@ def judge(
 ) -> Finding | None:
     """Why `sentence` (model text, LaTeX allowed) may not be shown as written, or None.
 
-    `mode` "prose" is the strict rule (paper prose, titles, answers, memory texts); "block" is
-    for statements and proofs. `proved` says whether the main statement is proved (when it is
+    `mode` "prose" is the strict rule (paper prose, titles, answers); "block" is for statements
+    and proofs; "memory" (insight texts) allows the mathematician's verbs as "block" does but
+    refuses proof-status words as "prose" does. `proved` says whether the main statement is proved (when it is
     not, "we show" claims its proof too). `exempt` lists analysis views of texts that are not
     the model's (the user's statement) and are ignored inside the sentence. With `lessons` (memory
     texts), a sentence that reports a failure may name a check ("a self-review missed the violated
@@ -232,6 +233,8 @@ def judge(
     named = _NAMED_TOOLS.search(fold(strip_latex(for_display(sentence))))
     if named and not (named.start() == 0 and named.group(0) == "Lean" and mode == "block"):
         return Finding("checker", named.group(0))
+    # memory texts are proof know-how ("check x != 0 before dividing"): the mathematician's verbs
+    # stay, as in a proof, but tool words and proof-status words about results still go
     words = CHECKER_WORDS if mode == "prose" else BLOCK_CHECKER_WORDS
     for view in _views(sentence, exempt):
         m = words.search(view)

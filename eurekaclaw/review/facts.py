@@ -109,6 +109,9 @@ def load_facts(session: SessionDir, store: ReviewStore | None = None) -> PaperFa
         raise BadInputError(f"session {sid} has no finished paper yet; `eurekaclaw resume {sid}` completes it")
     store = store or ReviewStore(session.path)
     plan = plan_citations(bus.get_bibliography())
+    from eurekaclaw.config import load_settings
+
+    plan.offline = load_settings().eurekaclaw_offline  # a revision says "offline by choice" as the paper did
     experiment = experiment_view(bus.get_experiment_result(), session.path)
     notes: list[str] = []
     revisions = store.revisions()

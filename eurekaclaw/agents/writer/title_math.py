@@ -49,6 +49,7 @@ _OPERATOR_RE = re.compile("|".join(re.escape(k) for k in sorted(OPERATORS, key=l
 _MATH_CHARS = set("_^=<>+*/\\|≤≥≠±→∞")
 _ARTICLES = {"a", "A", "I"}
 _NUMBER = re.compile(r"^[0-9]+(?:[.,][0-9]+)*$")
+_COEFFICIENT = re.compile(r"^[0-9]+(?:\.[0-9]+)?[a-z]$")
 _LETTER_PREFIX = re.compile(r"^([A-Za-z])-([A-Za-z]{2,}.*)$")  # "K-armed"
 _TRAILING = re.compile(r"^(.*?)([,;:.!?]*)$", re.S)
 _INLINE = re.compile(r"(\$[^$]+\$)")
@@ -75,6 +76,8 @@ def _kind(core: str) -> str:
         return WEAK
     if len(bare) == 1 and bare.isalpha():
         return STRONG
+    if _COEFFICIENT.match(bare):
+        return STRONG  # "2x", "0.5t": a coefficient times a variable (not "2nd", "3D")
     head = re.match(r"[A-Za-z]+(?=\()", bare)
     if head and (len(head.group(0)) == 1 or head.group(0) in MATH_NAMES):
         return STRONG  # "O(sqrt(K", "f(x)", "max(a,"

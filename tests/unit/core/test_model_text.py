@@ -68,3 +68,13 @@ def test_quarantine_keeps_paragraphs_and_reports_what_went() -> None:
     out = quarantine("Bandits matter. Z3 agrees.\n\nThe regret is small.")
     assert out.text == "Bandits matter.\n\nThe regret is small." and len(out.dropped) == 1
     assert quarantine("Nothing to see.").changed is False
+
+
+def test_memory_texts_keep_the_mathematicians_verbs_but_not_status_or_tools() -> None:
+    from eurekaclaw.memory.text import quarantined
+
+    assert quarantined("Check x != 0 before dividing by x.") == "Check x != 0 before dividing by x."
+    assert quarantined("One verifies the base case n = 1 first.") == "One verifies the base case n = 1 first."
+    assert quarantined("This bound is established; reuse it as a lemma.") == ""
+    assert quarantined("It was formally verified in Coq.") == ""
+    assert quarantined("Z3 handles it.") == ""

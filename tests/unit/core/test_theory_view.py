@@ -290,3 +290,16 @@ def test_old_session_file_still_loads() -> None:
     state = TheoryState.model_validate(raw)
     assert state.statement_scope is None
     assert tv.theorem_view(state).status == "self_reviewed"
+
+
+def test_a_version_string_that_names_its_tool_is_not_doubled() -> None:
+    from eurekaclaw.theory_view import level_label
+    from eurekaclaw.types.artifacts import CheckResult, ProofRecord
+
+    record = ProofRecord(
+        lemma_id="L1",
+        proof="...",
+        verification_level="smt",
+        checks=[CheckResult(checker="z3", verdict="passed", version="z3 5.4.1")],
+    )
+    assert level_label(record) == "smt (z3 5.4.1)"

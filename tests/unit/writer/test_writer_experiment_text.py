@@ -235,6 +235,9 @@ def test_the_fallback_title_is_typeset_and_never_cut() -> None:
     # LaTeX code in the statement is shown as text, never run
     assert plain_to_tex(r"\input{/etc/passwd} x <= 1").startswith(r"\textbackslash{}input")
     assert fallback_title("x " * 200) == GENERIC_TITLE and fallback_title("") == GENERIC_TITLE
+    # a coefficient times a variable is part of the formula; ordinals and "3D" stay words
+    assert fallback_title("For all real x, x^2 - 2x + 1 >= 0") == r"For all real $x$, $x^{2} - 2x + 1 \ge 0$"
+    assert plain_to_tex("the 2nd moment of a 3D walk") == "the 2nd moment of a 3D walk"
 
 
 def test_the_fallback_title_reaches_the_paper_typeset() -> None:
