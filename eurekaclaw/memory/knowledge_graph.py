@@ -98,6 +98,7 @@ class TheoremOutcome(TypedDict, total=False):
     session_status: str
     self_reviewed: bool
     note: str
+    claim: str
 
 
 class KnowledgeGraph:
@@ -120,6 +121,7 @@ class KnowledgeGraph:
         session_status: str = "",
         self_reviewed: bool = False,
         note: str = "",
+        claim: str = "",
     ) -> str:
         """Add a statement (or strengthen the existing one) and return its node id.
 
@@ -147,6 +149,7 @@ class KnowledgeGraph:
             session_status=session_status,
             self_reviewed=self_reviewed,
             note="" if established else note,
+            claim=claim.strip(),
             proof_summary=proof_summary,
             session_id=session_id,
             sessions=[session_id] if session_id else [],
@@ -172,6 +175,7 @@ class KnowledgeGraph:
                         "self_reviewed",
                         "note",
                         "kind",
+                        "claim",
                     ):
                         setattr(node, key, getattr(fresh, key))
                     node.proof_summary = proof_summary or existing.proof_summary

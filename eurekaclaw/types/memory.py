@@ -79,6 +79,9 @@ class KnowledgeNode(Model):
     node_id: str
     statement: str
     normalized: str = ""
+    # The claim the checkers read, rendered by EurekaClaw ("" when the result had none): what a
+    # later session is shown as the result; `statement` is the model's prose of it.
+    claim: str = ""
     domain: str = "general"
     # The level a later session may rely on: "unverified" unless the node is established.
     verification_level: VerificationLevel = "unverified"
@@ -98,6 +101,12 @@ class KnowledgeNode(Model):
     retracted: bool = False
     retraction: str = ""
     sessions: list[str] = Field(default_factory=list)  # every session that stored it
+
+    def shown(self) -> str:
+        """The result as later prompts and pages show it: the checked claim, the prose beside it."""
+        if self.claim and self.claim.strip() != self.statement.strip():
+            return f"{self.claim} (in words: {self.statement})"
+        return self.claim or self.statement
 
     def trust_label(self) -> str:
         if self.retracted:
@@ -139,6 +148,12 @@ class DomainInsight(Model):
     self_reviewed: bool = False
     retracted: bool = False
     retraction: str = ""
+
+    def shown(self) -> str:
+        """The result as later prompts and pages show it: the checked claim, the prose beside it."""
+        if self.claim and self.claim.strip() != self.statement.strip():
+            return f"{self.claim} (in words: {self.statement})"
+        return self.claim or self.statement
 
     def trust_label(self) -> str:
         if self.retracted:

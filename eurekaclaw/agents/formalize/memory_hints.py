@@ -80,7 +80,7 @@ async def memory_hints(ctx: AgentContext, query: str) -> str:
             "review; reuse them as known lemmas if they fit):"
         )
         for node in established[:MAX_ITEMS]:
-            lines.append(f"- [{node.verification_level}] {_short(node.statement)}")
+            lines.append(f"- [{node.verification_level}] {_short(node.shown())}")
     unverified = _unique(unverified)[:MAX_UNVERIFIED]
     if unverified:
         lines.append(
@@ -88,11 +88,11 @@ async def memory_hints(ctx: AgentContext, query: str) -> str:
             "known; prove anything you take from them):"
         )
         for node in unverified:
-            lines.append(f"- [{node.trust_label()}] {_short(node.statement)}")
+            lines.append(f"- [{node.trust_label()}] {_short(node.shown())}")
     if retracted:
         lines.append("Statements earlier sessions found to be FALSE (do not assume them or try to prove them):")
         for node in _unique(retracted)[:MAX_UNVERIFIED]:
-            lines.append(f"- {_short(node.statement)} — {_short(node.trust_label())}")
+            lines.append(f"- {_short(node.shown())} — {_short(node.trust_label())}")
     topic = domain_slug(ctx.domain)
     failed = _domain_list(memory, f"{FAILED_PREFIX}.{topic}", FAILED_TAGS)
     if failed:

@@ -51,7 +51,7 @@ from eurekaclaw.errors import BudgetExceededError, LLMAuthError, LLMError, RunIn
 from eurekaclaw.memory.insights import domain_slug
 from eurekaclaw.skills.evolver import UNVERIFIED_MARK, SkillEvolver, SkillProvenance, compress
 from eurekaclaw.skills.prompt_budget import lemma_task
-from eurekaclaw.types.artifacts import TheoryState
+from eurekaclaw.types.artifacts import LemmaNode, TheoryState
 
 if TYPE_CHECKING:
     from eurekaclaw.agents.base import AgentContext
@@ -192,6 +192,7 @@ class ContinualLearningLoop:
                 session_status=state.status,
                 self_reviewed=trust.self_reviewed,
                 note=trust.note,
+                claim=_rendered_claim(node),
             )
             if trust.established:
                 report.established.append(ids[lemma_id])
@@ -367,3 +368,15 @@ class _GuardedRegistry:
             self.refused.append((record.meta.name, why))
             return None
         return self.registry.upsert(record)
+
+
+def _rendered_claim(node: LemmaNode | None) -> str:
+    """The lemma's claim as the checkers read it, for the knowledge graph ("" without one)."""
+    if node is None or node.claim is None:
+        return ""
+    from eurekaclaw.agents.views import render_claim
+
+    try:
+        return render_claim(node.claim)[1]
+    except Exception:  # an unparsable claim is stored without one: its prose stays unlabelled
+        return ""

@@ -184,3 +184,24 @@ async def test_budget_exhaustion_propagates(tmp_path):
         "skill_stats",
         "tool_patterns",
     ]
+
+
+async def test_a_result_with_a_claim_is_stored_as_the_claim_checked_with_its_prose_beside_it(tmp_path):
+    from learnkit import theory_state
+
+    from eurekaclaw.types.artifacts import Claim, ClaimVariable
+
+    state = theory_state()
+    # the model's prose says more than the claim the checkers read: the graph keeps the claim
+    state.lemma_dag["L1"].claim = Claim(
+        variables=[ClaimVariable(name="x", domain="real")], assumptions=["x >= 1"], conclusion="x^2 >= x"
+    )
+    state.lemma_dag["L1"].statement = "For every real number x, x^2 >= x."
+    backend = ScriptedBackend(responder=responder({"InsightBatch": INSIGHTS, "DistilledSkills": DISTILLED}))
+    ctx = make_ctx(tmp_path, "s1", backend)
+    record_session(ctx, state)
+    await LearnStage().run(ctx, SPEC)
+    mm = MemoryManager(tmp_path, "check", HashingEmbedder())
+    (node,) = [n for n in mm.graph.nodes() if n.statement.startswith("For every real number x")]
+    assert "x ≥ 1" in node.claim or "x >= 1" in node.claim
+    assert node.shown().startswith(node.claim) and "in words: For every real number x" in node.shown()

@@ -195,7 +195,12 @@ def seeded_memory(home, empty: bool = False) -> MemoryManager:
     memory = MemoryManager(home / "memory-home", "s0", HashingEmbedder())
     if not empty:
         memory.add_theorem(
-            "AM-GM for two reals: for all x > 0, x + 1/x >= 2", "amgm", "smt", established=True, session_status="proved"
+            "AM-GM for two reals: for all x > 0, x + 1/x >= 2",
+            "amgm",
+            "smt",
+            established=True,
+            session_status="proved",
+            claim="For all x > 0: x + 1/x ≥ 2",
         )
         memory.remember("theory.failed_strategies.amgm", "squaring both sides loops", tags=["failed_strategy"])
         memory.save_insight(
@@ -215,6 +220,8 @@ async def test_memory_guided_feeds_memories_to_formalizer(tmp_path):
     prompt = script.calls("formalizer")[0].prompt_text()
     for fragment in ("AM-GM for two reals", "squaring both sides loops", "check x != 0"):
         assert fragment in prompt
+    # a stored result is offered as the claim that was checked, its prose beside it
+    assert "[smt] For all x > 0: x + 1/x ≥ 2 (in words: AM-GM for two reals" in prompt
 
 
 async def test_memory_guided_works_without_memory(tmp_path):
