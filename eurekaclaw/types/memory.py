@@ -149,12 +149,6 @@ class DomainInsight(Model):
     retracted: bool = False
     retraction: str = ""
 
-    def shown(self) -> str:
-        """The result as later prompts and pages show it: the checked claim, the prose beside it."""
-        if self.claim and self.claim.strip() != self.statement.strip():
-            return f"{self.claim} (in words: {self.statement})"
-        return self.claim or self.statement
-
     def trust_label(self) -> str:
         if self.retracted:
             return f"retracted: {self.retraction}" if self.retraction else "retracted"

@@ -43,8 +43,18 @@ def without_formal_failures(checks: list[CheckResult]) -> list[CheckResult]:
 
 
 def first_line(text: str) -> str:
+    """What the note says coqc objected to: its `Error:` message (which coqc wraps over several
+    lines) when there is one, not the preamble about line numbers; else the first line."""
     lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    return summarise(lines[0] if lines else "no message", 200)
+    start = next((i for i, line in enumerate(lines) if line.startswith("Error")), None)
+    if start is None:
+        return summarise(lines[0] if lines else "no message", 200)
+    message = [lines[start]]
+    for line in lines[start + 1 :]:
+        if line.startswith(("(", "File ", "Error")):
+            break
+        message.append(line)
+    return summarise(" ".join(message), 200)
 
 
 async def check_formal(run: TheoryRun, lemma_id: str, script: str, helpers: str | None) -> CheckResult:
