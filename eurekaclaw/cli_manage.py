@@ -44,9 +44,14 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
     from eurekaclaw.store.session import Workspace
 
     rows = []
+    damaged: dict[str, str] = {}  # session id -> why its session.json could not be read
+    unreadable: list[str] = []  # damaged sessions with nothing to rebuild a listing from
     for session in Workspace(cli_settings().eurekaclaw_dir).sessions():
-        meta = session.load_meta()
+        meta, problem = session.read_meta()  # read only: listing never moves a file
+        if problem:
+            damaged[session.session_id] = problem
         if meta is None:
+            unreadable.append(session.session_id)
             continue
         if meta.status == "running" and session.running_pid() is None:
             # the process died without a checkpointed stop (killed, crashed): resumable
@@ -65,7 +70,10 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
             if view is not None:  # the displayed status, never the stage's plain word
                 data["theory_status"] = view.status
                 data["theorem"] = view_json(view)
+            if m.session_id in damaged:
+                data["damaged"] = damaged[m.session_id]
             listed.append(data)
+        listed += [{"session_id": sid, "status": "damaged", "damaged": damaged[sid]} for sid in unreadable]
         out().print_json(json.dumps(listed))
         return
     table = Table(show_header=True)
@@ -78,12 +86,14 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
             m.session_id,
             m.mode,
             Text(short),
-            m.status,
+            m.status if m.session_id not in damaged else f"{m.status}\ndamaged: {damaged[m.session_id]}",
             Text(theorem_cell(views[m.session_id], m.theory_status)),
             cost_text(runs / m.session_id, m.cost_usd),
             m.created_at.strftime("%Y-%m-%d %H:%M"),
         )
-    out().print(table if rows else "no sessions yet")
+    for sid in unreadable:
+        table.add_row(sid, "?", Text(""), Text(f"damaged: {damaged[sid]}"), "-", "-", "-")
+    out().print(table if rows or unreadable else "no sessions yet")
 
 
 def theorem_cell(view: TheoremView | None, stored: str | None) -> str:

@@ -104,10 +104,18 @@ def is_git_url(source: str) -> bool:
     return source.startswith(GIT_URL_PREFIXES)
 
 
-def install_skills(source: str | None, dest: Path, force: bool = False) -> InstallReport:
-    """Install skills from `source` (None: the built-in seeds) into `dest` (the user skill dir)."""
+def install_skills(
+    source: str | None, dest: Path, force: bool = False, *, offline: bool | None = None
+) -> InstallReport:
+    """Install skills from `source` (None: the built-in seeds) into `dest` (the user skill dir).
+    `offline` (None: the EUREKACLAW_OFFLINE variable) refuses a git URL before anything is cloned."""
     dest = Path(dest)
     label = source if source is not None else "built-in seed skills"
+    if source is not None and is_git_url(source.strip()) and (offline if offline is not None else _offline_env()):
+        raise BadInputError(
+            f"offline mode (EUREKACLAW_OFFLINE) is on: {source.strip()} was not cloned; "
+            "unset it to install from a git URL, or install from a local folder or archive"
+        )
     report = InstallReport(source=label, dest=str(dest))
     with tempfile.TemporaryDirectory(prefix="eurekaclaw-skills-") as tmp:
         tree, pre_rejected = _materialise(source, Path(tmp))
@@ -121,6 +129,11 @@ def install_skills(source: str | None, dest: Path, force: bool = False) -> Insta
             raise BadInputError(f"no skills found in {label} (a skill is a folder with a {SKILL_FILE})")
         _install(good, dest, force, report)
     return report
+
+
+def _offline_env() -> bool:
+    # read as the settings read it (a boolean environment variable)
+    return os.environ.get("EUREKACLAW_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on", "y", "t")
 
 
 # --- sources ---------------------------------------------------------------------------------

@@ -31,11 +31,23 @@ _ID_RE = re.compile(r"^[0-9a-f]{12}$")
 
 def read_usage(session_path: Path) -> dict[str, Any]:
     """A session's usage.json for display only (never quarantines: the run owns that file)."""
-    try:
-        data = json.loads((Path(session_path) / SessionDir.USAGE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    data = peek_json(Path(session_path) / SessionDir.USAGE, {})
     return data if isinstance(data, dict) else {}
+
+
+def peek_json(path: Path, default: Any = None) -> Any:
+    """Parsed JSON or `default` (absent, unreadable, corrupt or a symbolic link); never moves it."""
+    try:
+        if path.is_symlink():
+            return default
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return default
+
+
+def _first_line(exc: Exception) -> str:
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return " ".join(lines[:3])[:200] or type(exc).__name__
 
 
 class SessionDir:
@@ -75,10 +87,30 @@ class SessionDir:
                 log.warning("could not write the rebuilt session.json: %s", exc)
         return meta
 
-    def rebuild_meta(self) -> SessionMeta | None:
+    def read_meta(self) -> tuple[SessionMeta | None, str]:
+        """(meta, problem) for listing and display: never moves, rebuilds on disk or writes a file
+        (a page view or `sessions` must not change the store). A missing or damaged session.json
+        gives the meta rebuilt in memory from the other files (or None) and the reason in words."""
+        path = self.file(self.META)
+        if path.is_symlink():
+            problem = "session.json is a symbolic link (not followed)"
+        else:
+            try:
+                return SessionMeta.model_validate_json(path.read_bytes()), ""
+            except FileNotFoundError:
+                problem = "session.json is missing"
+            except (OSError, ValueError) as exc:  # ValidationError is a ValueError
+                problem = f"session.json is damaged: {_first_line(exc)}"
+        try:
+            return self.rebuild_meta(read=peek_json), problem
+        except (OSError, ValueError, TypeError, AttributeError):  # odd events lines: nothing to rebuild
+            return None, problem
+
+    def rebuild_meta(self, read: Any = read_json) -> SessionMeta | None:
         """What session.json said, from input_spec.json, events.jsonl, usage.json and
-        theory_state.json; None when there is nothing to rebuild from."""
-        spec = read_json(self.file("input_spec.json"), None)
+        theory_state.json; None when there is nothing to rebuild from. `read` reads one JSON file
+        (read_json moves a corrupt one aside; read_meta passes one that never does)."""
+        spec = read(self.file("input_spec.json"), None)
         spec = spec if isinstance(spec, dict) else {}
         events = read_jsonl(self.file(self.EVENTS)) if self.file(self.EVENTS).exists() else []
         started: dict[str, Any] = next((e for e in events if e.get("kind") == "session_started"), {})
@@ -86,9 +118,9 @@ class SessionDir:
         mode = spec.get("mode") or started.get("mode")
         if not mode:
             return None
-        usage = read_json(self.file(self.USAGE), None)
+        usage = read(self.file(self.USAGE), None)
         usage = usage if isinstance(usage, dict) else {}
-        theory = read_json(self.file("theory_state.json"), None)
+        theory = read(self.file("theory_state.json"), None)
         status = stopped[-1].get("status") if stopped else "interrupted"
         fields: dict[str, Any] = {
             "session_id": self.session_id,
@@ -151,13 +183,15 @@ class SessionDir:
         atomic_write_json(self.file(self.PID), {"pid": os.getpid()})
 
     def running_pid(self) -> int | None:
-        data = read_json(self.file(self.PID), None)
-        if not data:
+        data = peek_json(self.file(self.PID), None)  # read only: a page view asks this too
+        if not isinstance(data, dict):
             return None
-        pid = int(data.get("pid", 0))
         try:
+            pid = int(data.get("pid", 0))
+            if pid <= 0:  # 0 or negative would name a process group, not the run
+                return None
             os.kill(pid, 0)
-        except (OSError, ValueError):
+        except (OSError, ValueError, TypeError, OverflowError):
             return None
         return pid
 
@@ -215,11 +249,15 @@ class Workspace:
             if not path.is_dir():
                 continue
             # a session whose session.json was lost or moved aside is still a session
-            if (
-                (path / SessionDir.META).exists()
-                or (path / "input_spec.json").exists()
-                or any(path.glob(SessionDir.META + ".corrupt-*"))
-            ):
+            try:
+                found = (
+                    (path / SessionDir.META).exists()
+                    or (path / "input_spec.json").exists()
+                    or any(path.glob(SessionDir.META + ".corrupt-*"))
+                )
+            except OSError:  # an unreadable folder: listed (as damaged by read_meta), never fatal
+                found = True
+            if found:
                 yield SessionDir(path)
 
     def resolve(self, prefix: str) -> SessionDir:

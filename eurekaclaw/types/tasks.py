@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from eurekaclaw.types.artifacts import Artifact, Model, utcnow
 
@@ -20,6 +20,15 @@ STAGE_ORDER: tuple[StageName, ...] = (
     "evaluate",
     "learn",
 )
+
+
+def _as_utc(value: datetime) -> datetime:
+    """A timestamp written without a time zone (by hand, or by an older tool) is read as UTC, so
+    it still sorts and subtracts against the aware ones every writer stores."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_as_utc)]
 StageStatus = Literal["pending", "running", "completed", "skipped", "failed", "absent", "interrupted"]
 SessionStatus = Literal["running", "paused", "completed", "partial", "failed", "budget_exceeded", "interrupted"]
 
@@ -41,8 +50,8 @@ class StageRecord(Model):
     status: StageStatus = "pending"
     reason: str = ""
     attempts: int = 0
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
+    started_at: UtcDatetime | None = None
+    finished_at: UtcDatetime | None = None
 
 
 class PipelineState(Artifact):
@@ -63,8 +72,8 @@ class SessionMeta(Artifact):
     domain: str = "general"
     status: SessionStatus = "running"
     status_reason: str = ""
-    created_at: datetime = Field(default_factory=utcnow)
-    updated_at: datetime = Field(default_factory=utcnow)
+    created_at: UtcDatetime = Field(default_factory=utcnow)
+    updated_at: UtcDatetime = Field(default_factory=utcnow)
     backend: str = ""
     model: str = ""
     budget_usd: float | None = None

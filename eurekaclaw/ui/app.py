@@ -17,7 +17,7 @@ from starlette.staticfiles import StaticFiles
 
 from eurekaclaw.errors import EurekaError
 from eurekaclaw.ui.routes import control, live, pages, paper, review, skills
-from eurekaclaw.ui.security import Guard
+from eurekaclaw.ui.security import Guard, LaunchCodes
 from eurekaclaw.ui.web import HERE, Pages, UIError
 
 ROUTE_GROUPS = (pages, live, control, paper, skills, review)
@@ -25,12 +25,12 @@ ROUTE_GROUPS = (pages, live, control, paper, skills, review)
 __all__ = ["UIError", "create_app"]
 
 
-def create_app(token: str, hosts: set[str]) -> Any:
+def create_app(token: str, hosts: set[str], launch: LaunchCodes | None = None) -> Any:
     ui = Pages(token, hosts)
     routes: list[BaseRoute] = [route for group in ROUTE_GROUPS for route in group.routes(ui)]
     routes.append(Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"))
     app = Starlette(routes=routes, exception_handlers=_error_handlers(ui))
-    return Guard(app, token=token, hosts=hosts)
+    return Guard(app, token=token, hosts=hosts, launch=launch)
 
 
 def _error_handlers(ui: Pages) -> dict[Any, Any]:

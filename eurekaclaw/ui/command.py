@@ -23,6 +23,9 @@ def ui(
             "has the token can start runs that spend your LLM budget.",
         ),
     ] = False,
+    show_url: Annotated[
+        bool, typer.Option("--url", help="Print the URL (with its token) of the server already running, and exit.")
+    ] = False,
     verbose: VerboseOpt = False,
 ) -> None:
     """Launch, watch and guide runs in the browser.
@@ -30,6 +33,9 @@ def ui(
     Prints a URL carrying a fresh random token; every request must present it (the page keeps
     it in a cookie). Example: eurekaclaw ui --open
     """
+    if show_url:
+        _print_running_url()
+        return
     from eurekaclaw.ui.security import is_loopback
 
     if not is_loopback(host) and not allow_remote:
@@ -45,3 +51,16 @@ def ui(
     from eurekaclaw.ui.server import serve
 
     serve(host, port, open_browser=open_browser, verbose=verbose, uvicorn=uvicorn)
+
+
+def _print_running_url() -> None:
+    """The running server's URL on stdout; none running is one line on stderr and exit 3."""
+    from eurekaclaw.console import err, out
+    from eurekaclaw.errors import EXIT_CONFIG
+    from eurekaclaw.ui.server import running_url
+
+    url = running_url()
+    if url is None:
+        err().print("no EurekaClaw UI server is running; start one with `eurekaclaw ui`", markup=False, highlight=False)
+        raise typer.Exit(EXIT_CONFIG)
+    out().print(url, markup=False, highlight=False, soft_wrap=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,10 @@ def session_file(session: SessionDir, name: str) -> Path | None:
         return None
     path = session.path / name
     try:
+        # a symbolic link is never served, even one pointing inside: its target's name (and
+        # suffix) is not the one that was checked
+        if path.is_symlink():
+            return None
         resolved = path.resolve(strict=True)
     except OSError:
         return None
@@ -66,6 +71,8 @@ def peek(path: Path, model: type[BaseModel] | None = None) -> tuple[Any, bool]:
     reported as damaged, never moved aside (the run, or `resume`, owns that decision) and never
     shown as if it were empty."""
     try:
+        if path.is_symlink():  # never followed out of the session folder
+            return None, True
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None, False
@@ -124,11 +131,14 @@ def theorem_of(theory: dict[str, Any] | None) -> dict[str, Any] | None:
 def session_rows(workspace: Workspace, query: str = "", status: str = "") -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for session in workspace.sessions():
-        meta = session.load_meta()
+        meta, problem = session.read_meta()  # read only: a page view never moves a file
         if meta is None:
+            row = _damaged_row(session, problem)
+            if _matches(row, query, status):
+                rows.append(row)
             continue
         theorem, damaged = _row_theorem(session)
-        row: dict[str, Any] = {
+        row = {
             "id": session.session_id,
             "mode": meta.mode,
             "statement": meta.statement or " ".join(meta.paper_ids),
@@ -140,15 +150,41 @@ def session_rows(workspace: Workspace, query: str = "", status: str = "") -> lis
             "cost": cost_text(session.path, meta.cost_usd),
             "domain": meta.domain,
             "created": meta.created_at,
+            "damaged": problem,
         }
-        text = f"{row['id']} {row['statement']} {row['domain']} {row['mode']}".lower()
-        if query and query.lower() not in text:
-            continue
-        if status and status not in (row["status"], row["theory_status"]):
-            continue
-        rows.append(row)
+        if _matches(row, query, status):
+            rows.append(row)
     rows.sort(key=lambda r: r["created"], reverse=True)
     return rows
+
+
+def _matches(row: dict[str, Any], query: str, status: str) -> bool:
+    text = f"{row['id']} {row['statement']} {row['domain']} {row['mode']} {row['damaged']}".lower()
+    if query and query.lower() not in text:
+        return False
+    shown = (row["status"], row["theory_status"], "damaged" if row["damaged"] else None)
+    return not status or status in shown
+
+
+def _damaged_row(session: SessionDir, problem: str) -> dict[str, Any]:
+    """A session nothing readable is left of: listed as damaged with the reason, never hidden."""
+    try:
+        created = datetime.fromtimestamp(session.path.lstat().st_mtime, UTC)
+    except OSError:
+        created = datetime.fromtimestamp(0, UTC)
+    return {
+        "id": session.session_id,
+        "mode": "?",
+        "statement": "",
+        "status": "damaged",
+        "theory_status": None,
+        "theorem": None,
+        "weakest_level": None,
+        "cost": "unknown",
+        "domain": "",
+        "created": created,
+        "damaged": problem,
+    }
 
 
 def _row_theorem(session: SessionDir) -> tuple[dict[str, Any] | None, bool]:
@@ -162,14 +198,12 @@ def _stored_status(status: str | None) -> str | None:
 
 
 def _duration(rec: dict[str, Any]) -> str:
-    from datetime import datetime
-
     try:
         start = datetime.fromisoformat(rec["started_at"])
         end = datetime.fromisoformat(rec["finished_at"])
+        seconds = (end - start).total_seconds()  # naive minus aware is a TypeError
     except (KeyError, TypeError, ValueError):
         return ""
-    seconds = (end - start).total_seconds()
     return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
@@ -177,8 +211,8 @@ def session_view(workspace: Workspace, session: SessionDir) -> dict[str, Any]:
     """Everything the session page shows, from the session's own files."""
     from eurekaclaw.ui.dag import layout
 
-    meta = session.load_meta()
-    damaged = []
+    meta, problem = session.read_meta()  # read only: a page view never moves a file
+    damaged = [problem] if problem else []
     pipeline, bad = peek(session.file("pipeline.json"), PipelineState)
     damaged += ["pipeline.json"] if bad else []
     theory, bad = peek(session.file("theory_state.json"), TheoryState)
@@ -191,7 +225,7 @@ def session_view(workspace: Workspace, session: SessionDir) -> dict[str, Any]:
     damaged += ["experiment_result.json"] if bad else []
     usage = read_usage(session.path)
     stages = [{**rec, "duration": _duration(rec)} for rec in (pipeline or {}).get("stages", [])]
-    files = sorted(p.name for p in session.path.iterdir() if p.is_file() and session_file(session, p.name) is not None)
+    files = sorted(p.name for p in session.path.iterdir() if session_file(session, p.name) is not None)
     running = session.running_pid() is not None
     # a gate already answered (the run has not picked the answer up yet) is not asked again
     asked = running and not session.file(GATE_ANSWER).exists()

@@ -3,7 +3,9 @@ tokens on state-changing requests, and headers that keep pages from being framed
 
 The browser presents the token once in the URL printed at start; the guard swaps it for an
 HttpOnly, SameSite=Strict cookie and redirects to the same page without it, so the token does
-not linger in the address bar or in the history.
+not linger in the address bar or in the history. `--open` hands the browser a one-time launch
+code instead (/open/<code>, single use, short-lived), so the token never appears on any
+process's command line. Every redirect stays on this origin (see local_location).
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ import hashlib
 import hmac
 import ipaddress
 import secrets
+import threading
+import time
 from collections.abc import Awaitable, Callable
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, unquote, urlencode
 
 COOKIE_PREFIX = "eurekaclaw_ui_"
 CSRF_FIELD = "csrf"
@@ -55,6 +59,59 @@ def cookie_name(token: str) -> str:
 def csrf_token(token: str) -> str:
     """Derived from the session token, so the server keeps nothing to check it against."""
     return hmac.new(token.encode("utf-8"), b"eurekaclaw-ui-csrf", hashlib.sha256).hexdigest()
+
+
+LAUNCH_PREFIX = "/open/"
+LAUNCH_TTL_S = 120.0
+# characters a path keeps unencoded in a Location header; everything else (backslash, %, control
+# characters, non-Latin-1 text) is percent-encoded
+_PATH_SAFE = "/:@!$&'()*+,;=-._~"
+
+
+def is_local(location: str) -> bool:
+    """A Location a browser resolves on this origin: one leading "/", never "//" or "/\\" (which
+    browsers read as another host), and no control characters, also after percent-decoding."""
+    decoded = unquote(location)
+    if not decoded.startswith("/") or decoded.startswith(("//", "/\\")):
+        return False
+    return not any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in decoded)
+
+
+def local_location(path: str, query: str = "") -> str:
+    """The Location for `path` (a decoded request path) on this origin, or "/" when it cannot
+    be made one: leading slashes, backslashes and blanks are dropped, the rest percent-encoded."""
+    rest = path.lstrip("/\\ \t\r\n")
+    location = "/" + quote(rest, safe=_PATH_SAFE) + (f"?{query}" if query else "")
+    return location if is_local(location) else "/"
+
+
+class LaunchCodes:
+    """One-time codes that open the app in a browser without the token on its command line:
+    each is good once, for LAUNCH_TTL_S seconds."""
+
+    def __init__(self, ttl_s: float = LAUNCH_TTL_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.ttl_s, self.clock = ttl_s, clock
+        self._codes: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def issue(self) -> str:
+        code = secrets.token_urlsafe(24)
+        with self._lock:
+            self._codes[code] = self.clock() + self.ttl_s
+        return code
+
+    def redeem(self, code: str) -> bool:
+        """True once for a fresh code; a used, expired or unknown code is False."""
+        with self._lock:
+            now = self.clock()
+            for known in list(self._codes):
+                if self._codes[known] < now:
+                    del self._codes[known]
+            match = next((known for known in self._codes if same(code, known)), None)
+            if match is None:
+                return False
+            del self._codes[match]
+            return True
 
 
 def is_loopback(host: str) -> bool:
@@ -124,10 +181,11 @@ ASGIApp = Callable[[dict[str, Any], Callable[[], Awaitable[Any]], Callable[[Any]
 class Guard:
     """ASGI middleware: Host check, then token (query → cookie, cookie, or bearer header)."""
 
-    def __init__(self, app: ASGIApp, *, token: str, hosts: set[str]) -> None:
+    def __init__(self, app: ASGIApp, *, token: str, hosts: set[str], launch: LaunchCodes | None = None) -> None:
         self.app = app
         self.token = token
         self.hosts = {h.lower() for h in hosts}
+        self.launch = launch or LaunchCodes()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "websocket":  # the app has no websocket routes
@@ -145,14 +203,22 @@ class Guard:
                 "(the Host header did not match; DNS rebinding is refused).",
             )
             return
+        path = str(scope.get("path") or "/")
+        if path.startswith(LAUNCH_PREFIX):
+            if not self.launch.redeem(path[len(LAUNCH_PREFIX) :]):
+                await _plain(
+                    send, 401, "This launch link was already used or has expired: `eurekaclaw ui --url` prints the URL."
+                )
+                return
+            await _redirect_with_cookie(send, "/", self.token)
+            return
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
         if "token" in query:
             if not same(query["token"], self.token):
                 await _plain(send, 401, "Wrong token: open the URL that `eurekaclaw ui` printed.")
                 return
             rest = {k: v for k, v in query.items() if k != "token"}
-            location = "/" + scope.get("path", "/").lstrip("/") + (f"?{urlencode(rest)}" if rest else "")
-            await _redirect_with_cookie(send, location, self.token)
+            await _redirect_with_cookie(send, local_location(path, urlencode(rest)), self.token)
             return
         if not (same(_cookie(scope, cookie_name(self.token)), self.token) or same(_bearer(scope), self.token)):
             await _plain(send, 401, "Missing or wrong token: open the URL that `eurekaclaw ui` printed.")
@@ -186,6 +252,7 @@ async def _plain(send: Any, status: int, text: str) -> None:
 
 
 async def _redirect_with_cookie(send: Any, location: str, token: str) -> None:
+    location = location if is_local(location) else "/"  # never off this origin, whatever the caller built
     cookie = f"{cookie_name(token)}={token}; HttpOnly; SameSite=Strict; Path=/"
     await send(
         {

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse
+from starlette.responses import HTMLResponse, RedirectResponse
 from starlette.templating import Jinja2Templates
 
 from eurekaclaw.store.session import SessionDir, Workspace
 from eurekaclaw.ui import data
-from eurekaclaw.ui.security import CSRF_FIELD, CSRF_HEADER, csrf_token, same
+from eurekaclaw.ui.security import CSRF_FIELD, CSRF_HEADER, csrf_token, is_local, local_location, same
 
 HERE = Path(__file__).resolve().parent
 
@@ -27,6 +27,12 @@ class UIError(Exception):
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status, self.message = status, message
+
+
+def redirect(path: str) -> RedirectResponse:
+    """A 303 to a page of this app: every redirect the app makes stays on its own origin."""
+    location = path if is_local(path) else local_location(path)
+    return RedirectResponse(location, status_code=303)
 
 
 def settings() -> Any:

@@ -106,3 +106,26 @@ def test_ctrl_c_pauses_the_runs_the_server_started(tmp_path: Path) -> None:
     meta = json.loads(session.file("session.json").read_text())
     assert meta["status"] == "paused", meta
     assert session.running_pid() is None
+
+
+def test_ui_url_prints_the_running_servers_url_until_it_stops(tmp_path: Path) -> None:
+    proc = start(tmp_path, "--port", "0")
+    try:
+        line = proc.stderr.readline()
+        match = re.search(r"(http://127\.0\.0\.1:\d+/\?token=\S+)", line)
+        assert match, line
+        env = {**os.environ, "EUREKACLAW_DIR": str(tmp_path), "PYTHONPATH": str(ROOT), "COLUMNS": "300"}
+        again = subprocess.run(
+            [sys.executable, "-m", "eurekaclaw", "ui", "--url"], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert again.returncode == 0, again.stderr
+        assert again.stdout.strip() == match.group(1)
+        assert oct((tmp_path / "ui-server.json").stat().st_mode & 0o777) == "0o600"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=60)
+    assert not (tmp_path / "ui-server.json").exists()  # the server forgot its URL on the way out
+    gone = subprocess.run(
+        [sys.executable, "-m", "eurekaclaw", "ui", "--url"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert gone.returncode == 3 and "no EurekaClaw UI server is running" in gone.stderr

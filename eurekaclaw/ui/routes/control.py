@@ -7,11 +7,11 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from eurekaclaw.errors import EurekaError
-from eurekaclaw.ui.web import Pages, UIError, budget, session_of, settings
+from eurekaclaw.ui.web import Pages, UIError, budget, redirect, session_of, settings
 
 MODES = ("prove", "from-papers", "explore")
 GATE_MODES = (None, "none", "auto", "human")
@@ -33,7 +33,7 @@ def routes(ui: Pages) -> list[BaseRoute]:
         except (UIError, EurekaError) as exc:
             status, message = _refusal(exc)
             return ui.page(request, "launch.html", code=status, domains=domains, form=form, error=message)
-        return RedirectResponse(f"/sessions/{sid}", status_code=303)
+        return redirect(f"/sessions/{sid}")
 
     async def pause(request: Request) -> Response:
         session = session_of(request)
@@ -41,7 +41,7 @@ def routes(ui: Pages) -> list[BaseRoute]:
         if session.running_pid() is None:
             raise UIError(409, f"session {session.session_id} is not running")
         session.request_pause()  # the same request file `eurekaclaw pause` writes
-        return RedirectResponse(f"/sessions/{session.session_id}", status_code=303)
+        return redirect(f"/sessions/{session.session_id}")
 
     async def resume(request: Request) -> Response:
         session = session_of(request)
@@ -49,7 +49,7 @@ def routes(ui: Pages) -> list[BaseRoute]:
         from eurekaclaw.ui.runs import resume_run
 
         sid = await run_in_threadpool(resume_run, settings(), session, budget(form.get("budget_usd")))
-        return RedirectResponse(f"/sessions/{sid}", status_code=303)
+        return redirect(f"/sessions/{sid}")
 
     async def gate(request: Request) -> Response:
         session = session_of(request)
@@ -59,7 +59,7 @@ def routes(ui: Pages) -> list[BaseRoute]:
         approve = form.get("answer") == "approve"
         if not answer_gate(session, approve, str(form.get("feedback") or "")):
             raise UIError(409, "this session is not waiting at a gate")
-        return RedirectResponse(f"/sessions/{session.session_id}", status_code=303)
+        return redirect(f"/sessions/{session.session_id}")
 
     return [
         Route("/launch", launch_form, methods=["GET"]),

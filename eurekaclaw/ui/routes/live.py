@@ -57,11 +57,14 @@ def _complete_lines(raw_lines: list[bytes], sent: int, first: int) -> tuple[list
 
 
 def _read_from(session: SessionDir, offset: int) -> bytes:
+    path = session.file(SessionDir.EVENTS)
     try:
-        with session.file(SessionDir.EVENTS).open("rb") as fh:
+        if path.is_symlink():  # never followed out of the session folder
+            return b""
+        with path.open("rb") as fh:
             fh.seek(offset)
             return fh.read()
-    except FileNotFoundError:
+    except OSError:  # missing, or not a readable file: no events to show
         return b""
 
 

@@ -18,6 +18,7 @@ STATUS_FILTERS = (
     "paused",
     "interrupted",
     "failed",
+    "damaged",
     "proved",
     "self_reviewed",
     "narrower_claim",

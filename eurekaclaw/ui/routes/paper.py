@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from eurekaclaw.ui import data
-from eurekaclaw.ui.web import Pages, session_of, settings, workspace
+from eurekaclaw.ui.web import Pages, redirect, session_of, settings, workspace
 
 
 def routes(ui: Pages) -> list[BaseRoute]:
@@ -31,7 +31,7 @@ def routes(ui: Pages) -> list[BaseRoute]:
         from eurekaclaw.orchestrator.evaluation import evaluate as run_eval
 
         await run_in_threadpool(run_eval, settings(), session.session_id, None)
-        return RedirectResponse(f"/sessions/{session.session_id}/eval", status_code=303)
+        return redirect(f"/sessions/{session.session_id}/eval")
 
     return [
         Route("/sessions/{sid}/paper", paper),

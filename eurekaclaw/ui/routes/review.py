@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from eurekaclaw.ui import data
-from eurekaclaw.ui.web import Pages, UIError, session_of, workspace
+from eurekaclaw.ui.web import Pages, UIError, redirect, session_of, workspace
 
 
 def routes(ui: Pages) -> list[BaseRoute]:
@@ -35,7 +35,7 @@ def routes(ui: Pages) -> list[BaseRoute]:
         else:
             feedback = clean_statement(feedback, what="feedback")
         await run_in_threadpool(lambda: review_call(session.session_id, question=question, feedback=feedback))
-        return RedirectResponse(f"/sessions/{session.session_id}/review", status_code=303)
+        return redirect(f"/sessions/{session.session_id}/review")
 
     return [
         Route("/sessions/{sid}/review", review_page, methods=["GET"]),

@@ -35,9 +35,14 @@ def routes(ui: Pages) -> list[BaseRoute]:
                     f"for a local folder or archive run `eurekaclaw install-skills {source}`"
                 ),
             )
-        dest = Workspace(settings().eurekaclaw_dir).skills_dir
+        config = settings()
+        dest = Workspace(config.eurekaclaw_dir).skills_dir
+        force = form.get("force") == "1"
         try:
-            report = await run_in_threadpool(install_skills, source, dest, form.get("force") == "1")
+            # offline mode holds here as in every other network use: nothing is cloned
+            report = await run_in_threadpool(
+                lambda: install_skills(source, dest, force, offline=bool(config.eurekaclaw_offline))
+            )
         except EurekaError as exc:
             return await skills(request, report=f"error: {exc.user_message()}", code=400 if exc.exit_code == 2 else 409)
         return await skills(request, report=report.render())
