@@ -281,7 +281,9 @@ def _unproven_how(theory: TheoryState, node: LemmaNode, status: str) -> str:
     attempts = sum(1 for f in theory.failed_attempts if f.lemma_id == node.id)
     if status == "refuted":
         hits = [c for c in theory.counterexamples if c.lemma_id == node.id]
-        where = f": {hits[0].description or hits[0].assignment}" if hits else ""
+        # the values themselves ("x = 1/2"), never a Python dict
+        found = hits[0].description or ", ".join(f"{k} = {v}" for k, v in hits[0].assignment.items()) if hits else ""
+        where = f": {found}" if found else ""
         return f"refuted by a counterexample{where}"
     if status == "failed":
         return f"no proof passed its checks ({attempts} attempt(s))"
@@ -396,7 +398,9 @@ def _theorem_how(theory: TheoryState, status: str, views: list[LemmaView], weake
     if status == "refuted":
         root = _root(theory)
         hits = [c for c in theory.counterexamples if c.lemma_id == root and c.confirmed]
-        where = f": {hits[0].description or hits[0].assignment}" if hits else ""
+        # the values themselves ("x = 1/2"), never a Python dict
+        found = hits[0].description or ", ".join(f"{k} = {v}" for k, v in hits[0].assignment.items()) if hits else ""
+        where = f": {found}" if found else ""
         return f"A counterexample to it was confirmed{where}."
     if status == "abandoned":
         open_ = [v.id for v in views if v.status != "proved" and v.status != "self_reviewed"]

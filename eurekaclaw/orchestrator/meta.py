@@ -253,6 +253,7 @@ class MetaOrchestrator:
         """The agents' context for this session, with events and usage wired to the session
         log and the live display."""
         ui = self.ui
+        ui.record_to(session.event)  # its model calls go to the session log beside these events
 
         def on_event(kind: str, **data: Any) -> None:
             session.event(kind, **data)

@@ -39,6 +39,8 @@ STAGE_STYLE = {
 LEMMA_STYLE = {
     "pending": ("○", "dim"),
     "in_progress": ("◐", "cyan"),
+    "checking": ("◑", "cyan"),
+    "reviewing": ("◕", "cyan"),
     "proved": ("✓", "green"),
     "failed": ("✗", "red"),
     "refuted": ("⊥", "bold red"),
@@ -131,13 +133,18 @@ class WatchedBackend:
         call = self._ui.call_started(
             getattr(request, "role", ""), getattr(request, "lemma_id", None), getattr(request, "stage", None)
         )
-        # only a live display shows streamed tokens, so only it asks for them (LLM_STREAM=auto)
-        watch = watching(lambda tokens: self._ui.call_tokens(call, tokens)) if self._ui.live_mode else nullcontext()
+        # only a display that shows streamed tokens asks for them (LLM_STREAM=auto): the live
+        # terminal, or a browser following the session (RunUI.stream_tokens)
+        wanted = self._ui.live_mode or self._ui.stream_tokens
+        watch = watching(lambda tokens: self._ui.call_tokens(call, tokens)) if wanted else nullcontext()
+        response = None
         try:
             with watch:
-                return await self._backend.complete(request)
+                response = await self._backend.complete(request)
+                return response
         finally:
-            self._ui.call_finished(call)
+            usage = getattr(response, "usage", None)
+            self._ui.call_finished(call, getattr(usage, "output_tokens", None))
 
     def __getattr__(self, item: str) -> Any:
         return getattr(self._backend, item)
@@ -145,6 +152,9 @@ class WatchedBackend:
 
 class RunUI:
     MAX_CALLS_SHOWN = 4
+    # a running call's token count goes to the session log at most once a second (the terminal
+    # redraws 4 times a second from memory; the log is read by the browser, never per token)
+    TOKEN_EVENT_INTERVAL_S = 1.0
 
     def __init__(
         self, *, live: bool | None = None, quiet: bool = False, clock: Callable[[], float] = time.monotonic
@@ -166,6 +176,23 @@ class RunUI:
         # model calls in flight: id -> role, lemma, stage, start time
         self.calls: dict[int, dict[str, Any]] = {}
         self._call_ids = itertools.count(1)
+        # whether streamed token counts are wanted when the terminal is not live (a browser)
+        self.stream_tokens = False
+        # the session log (SessionDir.event): model calls are written there as "llm_call" events
+        # beside the lemma and stage events, so the browser sees what the terminal sees
+        self._record: Callable[..., None] | None = None
+
+    def record_to(self, sink: Callable[..., None] | None) -> None:
+        """Write this display's model-call events to `sink` (the session's event log) too."""
+        self._record = sink
+
+    def _write(self, call_id: int, phase: str, **data: Any) -> None:
+        if self._record is None:
+            return
+        try:
+            self._record("llm_call", call=call_id, phase=phase, **data)
+        except OSError:  # a full or read-only disk costs the browser a line, never the run
+            pass
 
     def _new_live(self) -> Live:
         # get_renderable: the display is rebuilt at every refresh, so the clock and the running
@@ -197,6 +224,7 @@ class RunUI:
     def call_started(self, role: str, lemma_id: str | None = None, stage: str | None = None) -> int:
         call_id = next(self._call_ids)
         self.calls[call_id] = {"role": role or "model", "lemma_id": lemma_id, "stage": stage, "since": self._clock()}
+        self._write(call_id, "start", role=role or "model", lemma_id=lemma_id, stage=stage)
         self._refresh()
         return call_id
 
@@ -204,11 +232,19 @@ class RunUI:
         """Tokens received so far by a streaming call; the next frame shows them (the stream
         reports at most ~10 times a second and the display redraws 4 times, so no refresh here)."""
         call = self.calls.get(call_id)
-        if call is not None:
-            call["tokens"] = tokens
+        if call is None:
+            return
+        call["tokens"] = tokens
+        now = self._clock()
+        if now - call.get("logged", call["since"]) >= self.TOKEN_EVENT_INTERVAL_S:
+            call["logged"] = now
+            self._write(call_id, "tokens", tokens=tokens)
 
-    def call_finished(self, call_id: int) -> None:
-        self.calls.pop(call_id, None)
+    def call_finished(self, call_id: int, tokens: int | None = None) -> None:
+        call = self.calls.pop(call_id, None)
+        if call is not None:
+            count = tokens if tokens else call.get("tokens")
+            self._write(call_id, "end", role=call["role"], lemma_id=call["lemma_id"], tokens=count)
         self._refresh()
 
     # --- updates -----------------------------------------------------------------------------

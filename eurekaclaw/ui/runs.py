@@ -32,6 +32,7 @@ class WebRunUI(RunUI):
 
     def __init__(self, workspace: Workspace) -> None:
         super().__init__(live=False, quiet=True)
+        self.stream_tokens = True  # the page shows the running call's tokens (llm_call events)
         self.workspace = workspace
         self.started = threading.Event()
 

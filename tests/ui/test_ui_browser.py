@@ -213,3 +213,81 @@ def test_only_a_proof_is_painted_green_in_chromium(server, shots: Path, isolated
             assert (chip.evaluate("el => getComputedStyle(el).backgroundColor") == green) == (kind == "proved")
             box = page.locator('#dag g[data-lemma="T"] rect')
             assert (box.evaluate("el => getComputedStyle(el).fill") == green) == (kind == "proved"), kind
+
+
+# Records, every 50 ms, each DAG box's shown state (the live overlay's state when it has one,
+# else the files' status), whether an attempt number was shown, the clock and the calls seen.
+WATCH_SCRIPT = """
+window.__seen = {}; window.__attempt = {}; window.__clocks = []; window.__calls = [];
+setInterval(() => {
+  document.querySelectorAll('#dag g[data-lemma]').forEach((g) => {
+    const id = g.dataset.lemma, st = g.dataset.live || g.dataset.status;
+    const seen = (window.__seen[id] = window.__seen[id] || []);
+    if (seen[seen.length - 1] !== st) seen.push(st);
+    const text = (g.querySelector('.nst') || {}).textContent || '';
+    if (g.dataset.live && /attempt \\d/.test(text)) window.__attempt[id] = text;
+  });
+  const clock = document.getElementById('clock');
+  if (clock && clock.dataset.state === 'running' && window.__clocks.indexOf(clock.textContent) < 0)
+    window.__clocks.push(clock.textContent);
+  document.querySelectorAll('#calls li').forEach((li) => {
+    if (window.__calls.indexOf(li.textContent.replace(/ · \\d+s.*$/, '')) < 0)
+      window.__calls.push(li.textContent.replace(/ · \\d+s.*$/, ''));
+  });
+}, 50);
+"""
+
+
+def test_live_page_shows_lemmas_in_progress_the_clock_and_katex(
+    server, shots: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A running session watched in Chromium: lemma L1's box goes in progress (with its attempt
+    number, from the lemma events of events.jsonl) and then proved, the elapsed clock moves while
+    the run lasts, the running model call is listed by role, and KaTeX typesets the statements."""
+    monkeypatch.setenv("DEMO_DELAY_S", "0.6")  # each model call lasts long enough to be seen
+    url, base = server
+    with chromium_page() as (_browser, page):
+        from playwright.sync_api import expect
+
+        page.add_init_script(WATCH_SCRIPT)
+        page.goto(url)
+        page.click("text=New run")
+        page.fill("#statement", STATEMENT)
+        page.select_option("#gate-mode", "none")
+        page.click("#start")
+        page.wait_for_load_state()
+        assert "/sessions/" in page.url, page.locator("main").inner_text()
+
+        # T is worked on after L1 is proved: the moment both colours are on screen
+        page.wait_for_function(
+            "() => { const t = document.querySelector('#dag g[data-lemma=\"T\"]');"
+            " return t && t.dataset.live && document.querySelector('#dag g[data-lemma=\"L1\"]')"
+            ".dataset.status === 'proved'; }",
+            timeout=240_000,
+        )
+        page.screenshot(path=str(shots / "ui-live.png"), full_page=True)
+        page.wait_for_function("() => document.getElementById('summary').dataset.running === 'no'", timeout=240_000)
+        expect(page.locator("#status")).to_have_text("completed")
+        seen = page.evaluate("window.__seen")
+        l1 = seen["L1"]
+        assert "in_progress" in l1 and "proved" in l1, seen
+        assert l1.index("in_progress") < l1.index("proved"), seen
+        assert l1[-1] == "proved", seen
+        assert "attempt 1" in page.evaluate("window.__attempt")["L1"]
+        clocks = page.evaluate("window.__clocks")
+        assert len(clocks) >= 2, clocks  # the clock moved while the session ran
+        assert any("model call: prover · lemma L1" in c for c in page.evaluate("window.__calls"))
+        # the finished page: a frozen clock, no call in flight, typeset statements and proofs
+        expect(page.locator("#clock")).to_have_attribute("data-state", "stopped")
+        expect(page.locator("#calls li")).to_have_count(0)
+        page.wait_for_function("() => document.querySelectorAll('#lemma-L1 .katex').length > 0")
+        assert page.locator("#lemma-L1 .rendered .katex").count() >= 1
+        expect(page.locator("#lemma-L1 .proof-text")).to_be_visible()
+        page.screenshot(path=str(shots / "ui-live-done.png"), full_page=True)
+        # the paper's Markdown version is typeset too (its title is "For all real $x$, ...")
+        page.goto(page.url + "/paper")
+        page.wait_for_function("() => document.querySelectorAll('#paper-md h1 .katex').length > 0")
+        assert "$" not in page.locator("#paper-md h1").inner_text()
+        page.locator("#paper-md").screenshot(path=str(shots / "ui-paper-katex.png"))
+    for name in ("ui-live.png", "ui-live-done.png", "ui-paper-katex.png"):
+        assert (shots / name).stat().st_size > 10_000, name

@@ -149,6 +149,7 @@ class LemmaWorker:
         earlier = stored_refutation(lid, node.claim, run.state.counterexamples)
         if earlier is not None:
             return await self._refuted(lid, earlier), []
+        run.emit(lid, "checking")
         claim_checks = await run_checks(node.claim, settings=run.settings)
         hit = confirmed_refutation(claim_checks)
         if hit is not None:
@@ -201,6 +202,7 @@ class LemmaWorker:
             loop.checks = await self._check(loop, candidate)
         loop.reverify = False
         checks = loop.checks
+        self.run.emit(loop.lid, "reviewing", attempt=attempt)
         try:
             review = await loop.verifier.review(loop.lid, candidate.proof, candidate.formal_proof)
         except LLMOutputError as exc:
@@ -258,6 +260,7 @@ class LemmaWorker:
             candidate.formal_proof = candidate.formal_helpers = None  # its formal route is closed
         if not candidate.formal_proof:
             return loop.claim_checks
+        run.emit(lid, "checking", attempt=loop.used + 1)
         formal = await check_formal(run, lid, candidate.formal_proof, candidate.formal_helpers)
         return loop.claim_checks + [formal]
 
