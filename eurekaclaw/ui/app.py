@@ -16,11 +16,11 @@ from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 
 from eurekaclaw.errors import EurekaError
-from eurekaclaw.ui.routes import control, live, pages, paper, review, skills
+from eurekaclaw.ui.routes import bench, control, live, pages, paper, review, skills
 from eurekaclaw.ui.security import Guard, LaunchCodes
 from eurekaclaw.ui.web import HERE, Pages, UIError
 
-ROUTE_GROUPS = (pages, live, control, paper, skills, review)
+ROUTE_GROUPS = (pages, live, control, paper, skills, review, bench)
 
 __all__ = ["UIError", "create_app"]
 

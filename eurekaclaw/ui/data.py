@@ -128,7 +128,13 @@ def theorem_of(theory: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def session_rows(workspace: Workspace, query: str = "", status: str = "") -> list[dict[str, Any]]:
+# the sessions list's sort keys and the direction a first click on each column sorts in
+SORTS = {"date": "desc", "status": "asc", "domain": "asc", "cost": "desc"}
+
+
+def session_rows(
+    workspace: Workspace, query: str = "", status: str = "", sort: str = "date", order: str = ""
+) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for session in workspace.sessions():
         meta, problem = session.read_meta()  # read only: a page view never moves a file
@@ -138,6 +144,7 @@ def session_rows(workspace: Workspace, query: str = "", status: str = "") -> lis
                 rows.append(row)
             continue
         theorem, damaged = _row_theorem(session)
+        cost = cost_text(session.path, meta.cost_usd)
         row = {
             "id": session.session_id,
             "mode": meta.mode,
@@ -147,15 +154,36 @@ def session_rows(workspace: Workspace, query: str = "", status: str = "") -> lis
             "theory_status": theorem["status"] if theorem else _stored_status(meta.theory_status),
             "theorem": theorem,
             "weakest_level": "unreadable" if damaged else (theorem or {}).get("level"),
-            "cost": cost_text(session.path, meta.cost_usd),
+            "cost": cost,
+            # sorted by only when known: an unpriced call's cost is not $0
+            "cost_usd": meta.cost_usd if cost.startswith("$") else None,
             "domain": meta.domain,
             "created": meta.created_at,
             "damaged": problem,
         }
         if _matches(row, query, status):
             rows.append(row)
-    rows.sort(key=lambda r: r["created"], reverse=True)
-    return rows
+    return sort_rows(rows, sort, order)
+
+
+def sort_rows(rows: list[dict[str, Any]], sort: str = "date", order: str = "") -> list[dict[str, Any]]:
+    """Rows by date, status, domain or cost (an unknown key sorts by date); a row without a value
+    (an unknown cost, a damaged session's domain) goes last in either direction, never first as
+    if it were zero. Ties keep newest first."""
+    sort = sort if sort in SORTS else "date"
+    descending = (order or SORTS[sort]) == "desc"
+
+    def value(row: dict[str, Any]) -> Any:
+        if sort == "date":
+            return row["created"]
+        if sort == "cost":
+            return row.get("cost_usd")
+        return (row.get(sort) or "").lower() or None
+
+    rows = sorted(rows, key=lambda r: r["created"], reverse=True)
+    known = [r for r in rows if value(r) is not None]
+    known.sort(key=value, reverse=descending)  # stable: equal values stay newest first
+    return known + [r for r in rows if value(r) is None]
 
 
 def _matches(row: dict[str, Any], query: str, status: str) -> bool:
@@ -181,6 +209,7 @@ def _damaged_row(session: SessionDir, problem: str) -> dict[str, Any]:
         "theorem": None,
         "weakest_level": None,
         "cost": "unknown",
+        "cost_usd": None,
         "domain": "",
         "created": created,
         "damaged": problem,

@@ -32,8 +32,14 @@ def routes(ui: Pages) -> list[BaseRoute]:
         query = request.query_params.get("q", "")[:200]
         status = request.query_params.get("status", "")
         status = status if status in STATUS_FILTERS else ""
-        rows = await run_in_threadpool(data.session_rows, workspace(), query, status)
-        return ui.page(request, "sessions.html", rows=rows, q=query, status=status, filters=STATUS_FILTERS)
+        sort = request.query_params.get("sort", "date")
+        sort = sort if sort in data.SORTS else "date"
+        order = request.query_params.get("order", "")
+        order = order if order in ("asc", "desc") else data.SORTS[sort]
+        rows = await run_in_threadpool(data.session_rows, workspace(), query, status, sort, order)
+        return ui.page(
+            request, "sessions.html", rows=rows, q=query, status=status, filters=STATUS_FILTERS, sort=sort, order=order
+        )
 
     async def session_page(request: Request) -> HTMLResponse:
         view = await run_in_threadpool(data.session_view, workspace(), session_of(request))
