@@ -50,6 +50,19 @@ def markdown_env() -> jinja2.Environment:
     )
 
 
+_LIST_ENV = re.compile(r"\\(?:begin|end)\{(?:itemize|enumerate|description)\}")
+_ITEM = re.compile(r"[ \t]*\\item(?:\[([^\]]*)\])?[ \t]*")
+
+
+def _markdown_lists(text: str) -> str:
+    """LaTeX lists as Markdown bullets: a Markdown reader shows no `\\begin{itemize}` or `\\item`."""
+    if "\\item" not in text and not _LIST_ENV.search(text):
+        return text
+    text = _LIST_ENV.sub("\n", text)
+    text = _ITEM.sub(lambda m: "\n- " + (f"**{m.group(1)}** " if m.group(1) else ""), text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
 def cell(text: Any) -> str:
     return " ".join(str(text if text is not None else "--").split()).replace("|", "\\|")
 
@@ -74,17 +87,25 @@ class _Md:
             return f"[{keys}]"
 
         text = _CITE.sub(cite, text)
-        text = _REF.sub(lambda m: self.label_names.get(m.group(1), m.group(1)), text)
+        text = self._refs(text)
+        text = _markdown_lists(text)
         text = re.sub(r"(?<!\\)~", " ", text)  # a tie is a space; an escaped tilde stays
         for tex, plain in _UNESCAPE.items():
             text = text.replace(tex, plain)
         return text.strip()
 
+    def _refs(self, text: str) -> str:
+        # `Lemma~\ref{lem:L2}` reads "Lemma L2" (a tie before a reference is a space)
+        text = re.sub(r"(?<!\\)~(?=\\(?:eq|auto|page)?ref\{)", " ", text)
+        return _REF.sub(lambda m: self.label_names.get(m.group(1), m.group(1)), text)
+
     def verbatim(self, text: str | None) -> str:
         text = (text or "").strip()
         if not text:
             return "_(no text recorded)_"
-        return f"$$\n{text}\n$$" if looks_like_bare_math(text) else text
+        if looks_like_bare_math(text):
+            return f"$$\n{text}\n$$"
+        return _markdown_lists(self._refs(text))
 
     def context(self) -> dict[str, Any]:
         doc = self.doc
