@@ -118,8 +118,15 @@ STATUS_WORDS = re.compile(
 # When the main statement is not proved, a claimed result is a claim of its proof too.
 RESULT_WORDS = re.compile(
     r"\b(?:we|this\s+(?:paper|work|note|article)|our\s+(?:main\s+)?results?|here\s+we)\s+(?:\w+ly\s+)?"
+    r"(?:(?:have|has|had)\s+(?:\w+ly\s+)?)?"
     r"(?:show|shows|showed|shown|demonstrate\w*|derive\w*|obtain\w*|settle\w*|resolve\w*|answer\w*)\b|"
-    r"\bnew\s+theorem\b|\btheorem\s+\d+\b|\bmain\s+(?:theorem|result)\b|\bwe\s+(?:give|present|provide)\b"
+    r"\bnew\s+theorem\b|\btheorem\s+\d+\b|\bmain\s+(?:theorem|result)\b|\bwe\s+(?:give|present|provide)\b|"
+    # a claim of truth or finality is a claim of proof too (stems, not phrases)
+    r"\bdemonstrat(?:ed|es|ing)\b|\bsettl(?:e|es|ed|ing)\b|\b(?:resolv|confirm)(?:es|ed|ing)\b|"
+    r"\b(?:is|are|was|were|be|been|now|becomes?|remains?)\s+(?:(?:indeed|in\s+fact|thus|therefore|hence|"
+    r"now|also|certainly|clearly|definitely)\s+)?(?:true|correct|valid|sound|settled|a\s+(?:theorem|fact|"
+    r"certainty))\b|\b(?:air|water)tight\b|\bbullet[\s-]?proof\b|\bbeyond\s+(?:any\s+)?doubt\b|"
+    r"\b(?:definitive|conclusive)(?:ly)?\b|\bnot\s+a\s+conjecture\b"
 )
 _NEGATION_BEFORE = re.compile(
     r"(?:\b(?:not|never|cannot|unable\s+to|fail(?:s|ed)?\s+to|yet\s+to|remains?\s+to|remained\s+to|"
@@ -127,6 +134,12 @@ _NEGATION_BEFORE = re.compile(
     r"needs?|needed|requires?|required)|n't)"
     r"(?:\s+(?:be|been|yet|fully|completely|rigorously|so\s+far|still|actually|we|it|they|this|that|a|an|new|"
     r"another|different))*\s+$"
+)
+# "whether the conjecture is true", "if the bound is valid", "we conjecture that it is true": a
+# claim of truth inside a condition, a question or a conjecture is no claim of a proof
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|whether|suppose[sd]?|supposing|assum(?:e|es|ed|ing)|provided|unless|conjectur(?:e|es|ed)\s+that|would|could|"
+    r"might|open\s+question)\b"
 )
 _NOT_ONLY = re.compile(r"\bnot\s+only\b|\bno\s+doubt\b|\bnever\s+(?:fail|in\s+doubt)")
 _CITATION = re.compile(r"\[cite\]|\[\d+(?:\s*[,-]\s*\d+)*\]|\bet\s+al\b")
@@ -247,9 +260,9 @@ def judge(
         if found:
             return found
         if not proved and not cited_elsewhere:
-            m = RESULT_WORDS.search(view)
-            if m and not _negated(view, m.start()):
-                return Finding("result", m.group(0))
+            for m in RESULT_WORDS.finditer(view):
+                if not _negated(view, m.start()) and not _HYPOTHETICAL.search(view[: m.start()]):
+                    return Finding("result", m.group(0))
     return None
 
 

@@ -319,3 +319,40 @@ async def test_the_compile_repair_fix_of_a_model_goes_through_the_door(tmp_path:
     ctx = _writer_context(tmp_path, BASE, fix="The bound was verified in Coq. The horizon is finite.")
     fixed = await WriterAgent(ctx).llm_fix("limitations", "\\item x", "Lonely \\item", "l.1")
     assert fixed is not None and "Coq" not in fixed and fixed.endswith("The horizon is finite.")
+
+
+CLEVER_TRUTH_CLAIMS = [
+    "The conjecture is true for every K.",
+    "Our bound is now a theorem.",
+    "The argument is airtight.",
+    "This settles the question of logarithmic regret.",
+    "The inequality holds for all T, as we have demonstrated.",
+    "Lemma 2 is watertight.",
+    "The result is correct.",
+    "The statement is a fact.",
+    "This is a theorem, not a conjecture.",
+    "The bound is beyond doubt.",
+]
+HONEST_ABOUT_AN_OPEN_STATEMENT = [
+    "We conjecture that the bound is true for all T.",
+    "Whether the conjecture is true remains open.",
+    "If the bound is true, the rate is optimal.",
+    "We study a gap-free regret bound for UCB1.",
+    "The regret grows logarithmically in T in the simulations.",
+]
+
+
+@pytest.mark.parametrize("sentence", CLEVER_TRUTH_CLAIMS)
+def test_a_claim_of_truth_or_finality_about_an_unproved_statement_is_dropped(sentence: str) -> None:
+    """Attack: no checker word, no 'proved': the model asserts the unproved statement is true,
+    settled or airtight, hoping only verification vocabulary is refused."""
+    from eurekaclaw.model_text import quarantine
+
+    assert quarantine(sentence, proved=False).text == ""
+
+
+@pytest.mark.parametrize("sentence", HONEST_ABOUT_AN_OPEN_STATEMENT)
+def test_conditions_questions_and_conjectures_about_an_open_statement_stay(sentence: str) -> None:
+    from eurekaclaw.model_text import quarantine
+
+    assert quarantine(sentence, proved=False).text == sentence
