@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import shutil
+import time
 
 import pytest
 from toolreq import require_tool
@@ -124,18 +125,26 @@ async def test_nothing_to_check_and_bad_claim() -> None:
 
 
 async def test_checks_do_not_block_the_event_loop() -> None:
-    ticks = 0
+    # A claim no solver settles quickly keeps the falsifier busy for its whole budget; were that
+    # work done on the loop, the ticker would stall for about as long as the check took.
+    claim = Claim(variables=[ClaimVariable(name="x")], conclusion="exp(x) >= 1 + x")
+    ticks: list[float] = []
 
     async def ticker() -> None:
-        nonlocal ticks
         while True:
+            ticks.append(time.monotonic())
             await asyncio.sleep(0.005)
-            ticks += 1
 
     task = asyncio.create_task(ticker())
-    await run_mechanical_checks(AMGM, settings=load_settings(falsifier_budget_s=1.0))
+    await asyncio.sleep(0)
+    start = time.monotonic()
+    await run_mechanical_checks(claim, settings=load_settings(falsifier_budget_s=0.5, smt_timeout_s=1.0))
+    elapsed = time.monotonic() - start
     task.cancel()
-    assert ticks >= 2
+    assert elapsed >= 0.3, "the check should have used the falsifier's budget"
+    marks = [start, *[t for t in ticks if t >= start], start + elapsed]
+    longest_stall = max(b - a for a, b in zip(marks, marks[1:]))
+    assert longest_stall < elapsed / 2
 
 
 def test_level_rules() -> None:
