@@ -96,8 +96,8 @@ def _review_summary(settings: Settings) -> dict[str, Any]:
 
 
 def _sandbox_summary() -> dict[str, Any]:
-    """The bubblewrap sandbox that runs model-written code, coqc and latexmk (tools/sandbox/)."""
-    from eurekaclaw.tools import sandbox
+    """The bubblewrap sandbox that runs model-written code, coqc and latexmk (sandbox/)."""
+    from eurekaclaw import sandbox
 
     info = sandbox.status().as_dict()
     if not info["available"]:

@@ -1,4 +1,4 @@
-"""Run model-written Python in the bubblewrap sandbox (tools/sandbox/) and return its JSON result.
+"""Run model-written Python in the bubblewrap sandbox (sandbox/) and return its JSON result.
 
 Every run: a fresh sandbox (its own PID, network, IPC, UTS, mount and user namespaces; uid 65534
 with no capabilities and no_new_privs; a read-only view of /usr and the interpreter's prefix
@@ -20,8 +20,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from eurekaclaw.tools import sandbox
-from eurekaclaw.tools.sandbox import SandboxUnavailable  # noqa: F401 - re-exported for callers
+from eurekaclaw import sandbox
+from eurekaclaw.sandbox import SandboxUnavailable  # noqa: F401 - re-exported for callers
 
 Isolation = Literal["bubblewrap", "none"]
 MEMORY_EXIT = sandbox.MEMORY_EXIT

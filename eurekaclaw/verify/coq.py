@@ -229,7 +229,7 @@ def coq_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeo
         return _result("failed", "rejected before compiling: " + ", ".join(hits))
     if shutil.which("coqc") is None:
         return _result("no_checker", "coqc is not on PATH")
-    from eurekaclaw.tools import sandbox
+    from eurekaclaw import sandbox
 
     if not sandbox.status().available:
         return _result("no_checker", f"Coq checks are off: coqc runs only in the sandbox ({sandbox.status().reason})")

@@ -100,9 +100,9 @@ def run_tool(
 ) -> ToolRun:
     """Run a checker with stdout+stderr merged; kill its process group on timeout. With
     `sandbox_paths` (read-only paths the tool needs besides /usr) it runs in the bubblewrap
-    sandbox (tools/sandbox/), where `cwd` (a sandbox_workdir) is the only writable place."""
+    sandbox (sandbox/), where `cwd` (a sandbox_workdir) is the only writable place."""
     if sandbox_paths is not None:
-        from eurekaclaw.tools import sandbox
+        from eurekaclaw import sandbox
 
         limits = sandbox.Limits(
             timeout_s=max(timeout_s, 0.1),
@@ -349,7 +349,7 @@ def check_claim_proof(prover: Prover, job: ClaimFiles, *, timeout_s: float) -> C
     (stmt_name, _), (proof_name, _), (gate_name, _) = job.files.items()
     deadline = time.monotonic() + timeout_s
     if prover.sandbox_paths is not None:
-        from eurekaclaw.tools.sandbox import sandbox_workdir
+        from eurekaclaw.sandbox import sandbox_workdir
 
         workdir: Any = sandbox_workdir(prefix=f"eurekaclaw-{prover.checker}-")
     else:

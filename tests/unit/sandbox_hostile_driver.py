@@ -1,4 +1,4 @@
-"""Hostile programs against tools/sandbox/, run as a script (as root, or as uid 65534 under
+"""Hostile programs against sandbox/, run as a script (as root, or as uid 65534 under
 setpriv) by test_sandbox_hostile.py: `python sandbox_hostile_driver.py <sandbox dir> <base dir>`.
 
 Loads the sandbox package by path (standard library only, so a bare interpreter the
@@ -24,7 +24,7 @@ MARKER = "eureka-hostile-marker-7c1d"
 
 
 def load(path: str):  # noqa: ANN201
-    package = os.path.abspath(path)  # the tools/sandbox package directory
+    package = os.path.abspath(path)  # the sandbox package directory
     spec = importlib.util.spec_from_file_location(
         "eureka_sandbox_under_test", os.path.join(package, "__init__.py"), submodule_search_locations=[package]
     )

@@ -210,7 +210,7 @@ print(json.dumps({{'dotenv': os.path.exists({str(hidden)!r}), 'cwd': os.path.exi
 
 
 def test_without_bwrap_nothing_runs(monkeypatch):
-    from eurekaclaw.tools import sandbox
+    from eurekaclaw import sandbox
 
     monkeypatch.setattr(sandbox, "status", lambda: sandbox.SandboxStatus(False, "bubblewrap (bwrap) is not installed"))
     with pytest.raises(SandboxUnavailable, match="bubblewrap"):

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from toolreq import tools_required
 
-import eurekaclaw.tools.sandbox as sandbox_module
+import eurekaclaw.sandbox as sandbox_module
 
 DRIVER = Path(__file__).with_name("sandbox_hostile_driver.py")
 SANDBOX = Path(sandbox_module.__file__).parent  # the package directory

@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 
 MAX_SIMULATION_SECONDS = 900.0
 CODE_CPU_SECONDS = 120
-CODE_MEMORY_MB = 2048  # total for all the program's processes (tools/sandbox/)
+CODE_MEMORY_MB = 2048  # total for all the program's processes (sandbox/)
 CODE_MAX_PROCS = 4  # so 512 MiB per process when no cgroup v2 enforces the total
 CODE_MAX_OUTPUT_BYTES = 4_000_000  # stdout beyond this is cut and reported, never parsed
 MAX_VIOLATION_EVENTS = 10  # the result keeps every line; the event stream only the worst

@@ -1,4 +1,4 @@
-"""latexmk, pdflatex and bibtex inside the bubblewrap sandbox (tools/sandbox/).
+"""latexmk, pdflatex and bibtex inside the bubblewrap sandbox (sandbox/).
 
 The paper's sources are copied into a fresh sandbox work directory (the only writable place
 the TeX run gets), the tool runs there with the TeX tree, Perl and /usr read-only, no network,
@@ -35,7 +35,7 @@ SANDBOX_UID = 65534
 
 
 def sandbox_available() -> tuple[bool, str]:
-    from eurekaclaw.tools import sandbox
+    from eurekaclaw import sandbox
 
     st = sandbox.status()
     return st.available, st.reason
@@ -44,7 +44,7 @@ def sandbox_available() -> tuple[bool, str]:
 def tex_paths(argv0: str) -> list[str]:
     """The TeX installation's read-only paths (a TeX Live outside /usr included)."""
     paths = [p for p in TEX_TREES if os.path.exists(p)]
-    from eurekaclaw.tools.sandbox import private_paths
+    from eurekaclaw.sandbox import private_paths
 
     real = Path(os.path.realpath(shutil.which(argv0) or argv0))
     if not str(real).startswith("/usr/"):
@@ -75,7 +75,7 @@ def _copy_out(work: Path, build_dir: Path) -> None:
 def _run_blocking(
     argv: list[str], build_dir: Path, timeout_s: float, env: dict[str, str], stop: threading.Event
 ) -> tuple[int | None, str, bool]:
-    from eurekaclaw.tools import sandbox
+    from eurekaclaw import sandbox
 
     limits = sandbox.Limits(
         timeout_s=max(timeout_s, 0.1),

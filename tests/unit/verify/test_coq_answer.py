@@ -87,7 +87,7 @@ def test_capable_model_answers_are_accepted(case: dict) -> None:
     """Each realistic answer is proved at `formal` (the Coquelicot one stays refused: outside
     the standard library)."""
     require_tool("coqc")
-    from eurekaclaw.tools import sandbox
+    from eurekaclaw import sandbox
     from eurekaclaw.verify.coq import coq_check_claim
 
     if not sandbox.status().available:

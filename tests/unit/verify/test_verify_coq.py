@@ -243,7 +243,7 @@ def test_coqc_runs_in_the_sandbox_and_cannot_write_outside(tmp_path):
     """A `Redirect` that got past the scan could not land outside the work dir: coqc runs in
     the bubblewrap sandbox where only its temporary directory is writable."""
     require_tool("coqc")
-    from eurekaclaw.tools import sandbox
+    from eurekaclaw import sandbox
     from eurekaclaw.verify import coq as coq_module
     from eurekaclaw.verify.formal import run_tool
 

@@ -71,8 +71,8 @@ async def test_latexmk_runs_in_the_sandbox(
     """With TeX's own file limits switched off, the sandbox alone still hides EUREKACLAW_DIR and
     the host's /tmp; the same source run outside the sandbox reads and writes both (control)."""
     require_tool("latexmk")
+    from eurekaclaw import sandbox
     from eurekaclaw.agents.writer import compile as tex_compile
-    from eurekaclaw.tools import sandbox
 
     if not sandbox.status().available:
         pytest.skip(f"no sandbox here: {sandbox.status().reason}")
