@@ -136,16 +136,16 @@ def test_axiom_instance_is_cited_not_smt() -> None:
 def test_axiom_instance_lemma_level_is_cited() -> None:
     """Attack: a lemma whose claim is the solver's own axiom (log x <= x - 1) and which Z3
     'proved' must be recorded at `cited` (the axiom's source), not `smt`."""
-    from eurekaclaw.agents.theory.mechanical import lemma_level
+    from eurekaclaw.agents.theory.level import decide_level
     from eurekaclaw.types.artifacts import CheckResult, LemmaNode
 
     claim = Claim(variables=[_var("x", "positive")], conclusion="log(x) <= x - 1")
     node = LemmaNode(id="L", statement="s", claim=claim, statement_source="claim")
-    verdict = lemma_level(node, [CheckResult(checker="z3", verdict="passed")])
+    verdict = decide_level(node, [CheckResult(checker="z3", verdict="passed")])
     assert verdict.level == "cited" and "log-tangent" in verdict.note
     real_work = Claim(variables=[_var("x")], conclusion="x^2 - 2*x + 1 >= 0")
     node = LemmaNode(id="M", statement="s", claim=real_work, statement_source="claim")
-    assert lemma_level(node, [CheckResult(checker="z3", verdict="passed")]).level == "smt"
+    assert decide_level(node, [CheckResult(checker="z3", verdict="passed")]).level == "smt"
 
 
 @pytest.mark.skipif(not HAS_Z3, reason="z3 not installed")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from unit.theory.theory_script import Script, claim, lemma, make_ctx, put_state
 
-from eurekaclaw.agents.theory.mechanical import lemma_level
+from eurekaclaw.agents.theory.level import ReviewEvidence, decide_level
 from eurekaclaw.agents.theory.refutation import replacement_cap
 from eurekaclaw.agents.theory.stage import TheoryStage
 from eurekaclaw.types.artifacts import CheckResult, Claim, ClaimVariable, LemmaNode
@@ -43,9 +43,11 @@ def test_a_claim_read_off_its_ranges_earns_no_smt(c: Claim) -> None:
     flags = claim_flags(c, timeout_s=2)
     assert flags, "a claim its ranges decide must be flagged"
     node = LemmaNode(id="L", statement="s", claim=c, statement_source="claim", claim_flags=flags)
-    verdict = lemma_level(node, Z3_PASSED)
-    assert verdict.level is None and "too trivial" in verdict.note
+    verdict = decide_level(node, Z3_PASSED)
+    assert verdict.level == "unverified" and "too trivial" in verdict.note
     assert verdict.supporting and "Z3" in verdict.supporting[0]
+    reviewed = decide_level(node, Z3_PASSED, review=ReviewEvidence(passed=True, counts=True))
+    assert reviewed.level == "reviewed", "the review, not the trivial check, is what supports it"
 
 
 def test_a_claim_needing_work_keeps_its_level() -> None:
@@ -54,7 +56,7 @@ def test_a_claim_needing_work_keeps_its_level() -> None:
     flags = [f for f in claim_flags(c, timeout_s=2) if "interval" in f]
     assert flags == []
     node = LemmaNode(id="L", statement="s", claim=c, statement_source="claim")
-    assert lemma_level(node, Z3_PASSED).level == "smt"
+    assert decide_level(node, Z3_PASSED).level == "smt"
 
 
 def test_a_trivial_replacement_caps_like_a_missing_claim() -> None:

@@ -9,8 +9,8 @@ A lemma is recorded as proven only when the review passed and no mechanical chec
 failed; a proof citing itself, the main theorem or a lemma that relies on it is circular and a
 failed attempt. A formal proof is optional evidence: coqc's rejection is fed back once, then the
 formal proof is dropped with a note (formal_attempt.py), never failing the lemma. Its
-level is formal/smt only when a checker proved its claim AND its statement is that claim (see
-mechanical.lemma_level); else "reviewed" (or "unverified" when the reviewer's word does not
+level is decided in level.py (formal/smt only when a checker proved its claim AND its statement is
+that claim); else "reviewed" (or "unverified" when the reviewer's word does not
 count), with the claim's check kept as supporting evidence. Who reviewed is recorded, and a
 review by the model that wrote the proof is a self-review. A confirmed counterexample refutes
 the lemma — also one found earlier in the session for another lemma. Unreadable replies are
@@ -35,10 +35,10 @@ from eurekaclaw.agents.theory.formal_attempt import (
     without_formal_failures,
 )
 from eurekaclaw.agents.theory.lemma_use import circular_citations, circular_text
+from eurekaclaw.agents.theory.level import ReviewEvidence, decide_level
 from eurekaclaw.agents.theory.mechanical import (
     confirmed_refutation,
     failed_checks,
-    lemma_level,
     run_checks,
     stored_refutation,
 )
@@ -327,17 +327,12 @@ class LemmaWorker:
         formal_note: str = "",
     ) -> None:
         run = self.run
-        mech = lemma_level(run.node(lid), checks)
         reviewer, self_review = run.reviewer_identity()
-        level = mech.level
-        note = mech.note
-        if level is None:
-            if run.review_client().review_counts():
-                level = "reviewed"
-            else:
-                level = "unverified"
-                note = "the review came from a model too weak to count as evidence"
-                run.note(f"lemma {lid}: {note}, so the lemma stays unverified")
+        counts = run.review_client().review_counts()
+        decision = decide_level(run.node(lid), checks, review=ReviewEvidence(passed=True, counts=counts))
+        level, note = decision.level, decision.note
+        if not counts and level == "unverified":
+            run.note(f"lemma {lid}: {note}, so the lemma stays unverified")
         run.record_trace(lid, True, prover.tools_used)
         run.add_proof(
             ProofRecord(
@@ -351,7 +346,7 @@ class LemmaWorker:
                 formal_proof=candidate.formal_proof if level == "formal" else None,
                 reviewer=reviewer,
                 self_review=self_review,
-                supporting=mech.supporting,
+                supporting=decision.supporting,
                 level_note="; ".join(filter(None, [note, formal_note or run.formal_closed.get(lid, "")])),
             )
         )
@@ -363,16 +358,16 @@ class LemmaWorker:
             verdict="passed",
             detail=f"{node.citation} is {paper.paper_id} ({paper.title}), verified in the bibliography",
         )
-        mech = lemma_level(node, checks)
+        decision = decide_level(node, checks, citation=citation)
         self.run.add_proof(
             ProofRecord(
                 lemma_id=lid,
                 proof=f"Known result: {paper.title} [{node.citation}].",
-                verification_level=mech.level or "cited",
+                verification_level=decision.level,
                 checks=checks + [citation],
                 attempts=0,
-                supporting=mech.supporting,
-                level_note=mech.note,
+                supporting=decision.supporting,
+                level_note=decision.note,
             )
         )
         return "proved"

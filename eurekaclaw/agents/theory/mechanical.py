@@ -1,11 +1,8 @@
 """The theory loop's door to the mechanical checkers in eurekaclaw.verify (falsifier, SMT,
-Coq/Lean), and the rule that turns their results into a lemma's level.
-
-A checker's proof of a claim is the lemma's level only when the lemma *is* its claim (its
-statement was rendered from the claim) and the claim was not flagged as trivial; otherwise it is
-supporting evidence, shown as such. A formal proof is checked only against the statement the
-project generated from the claim; without a claim it checks nothing and is ignored. A checker
-that crashes says "error", which is no evidence either way.
+Coq/Lean). What their results are worth for a lemma's level is decided in level.py. A formal
+proof is checked only against the statement the project generated from the claim; without a
+claim it checks nothing and is ignored. A checker that crashes says "error", which is no evidence
+either way.
 """
 
 from __future__ import annotations
@@ -20,8 +17,6 @@ from eurekaclaw.types.artifacts import (
     CheckResult,
     Claim,
     Counterexample,
-    LemmaNode,
-    VerificationLevel,
 )
 
 log = logging.getLogger(__name__)
@@ -82,53 +77,6 @@ async def run_checks(
     except Exception as exc:  # a checker bug is reported as a check error, never as a pass
         log.warning("mechanical checks crashed: %s", exc, exc_info=True)
         return [CheckResult(checker="mechanical", verdict="error", detail=f"{type(exc).__name__}: {exc}")]
-
-
-def strongest_level(checks: list[CheckResult]) -> VerificationLevel | None:
-    """ "formal" or "smt" when a checker proved the claim, else None."""
-    if not checks:
-        return None
-    from eurekaclaw.verify import mechanical_level
-
-    level = mechanical_level(checks)
-    return level if level in ("formal", "smt") else None
-
-
-@dataclass
-class MechanicalVerdict:
-    level: VerificationLevel | None  # formal/smt when it is the lemma's level
-    supporting: list[str]  # what was checked that does not set the level, and why
-    note: str = ""
-
-
-def lemma_level(node: LemmaNode, checks: list[CheckResult]) -> MechanicalVerdict:
-    """What the mechanical checks are worth for this lemma."""
-    level = strongest_level(checks)
-    if level is None:
-        return MechanicalVerdict(None, [])
-    passed = sorted(
-        {
-            CHECKER_NAMES.get(c.checker, c.checker)
-            for c in checks
-            if c.verdict == "passed" and c.checker in CHECKER_NAMES
-        }
-    )
-    evidence = f"claim checked by {' and '.join(passed)}"
-    if node.claim_flags:
-        why = "the claim is too trivial to verify the lemma: " + "; ".join(node.claim_flags)
-        return MechanicalVerdict(None, [f"{evidence} ({why})"], why)
-    if node.statement_source != "claim":
-        why = "the lemma's statement says more than its claim"
-        return MechanicalVerdict(None, [f"{evidence}; {why}, so that is supporting evidence only"], why)
-    if level == "smt":
-        from eurekaclaw.verify.axiom_sources import axiom_instance
-
-        axiom = axiom_instance(node.claim)
-        if axiom is not None:
-            # the solver was handed this very statement as an axiom: its proof is a look-up
-            why = f"the claim is an instance of the SMT axiom {axiom}"
-            return MechanicalVerdict("cited", [f"{evidence} ({why})"], why)
-    return MechanicalVerdict(level, [])
 
 
 def confirmed_refutation(checks: list[CheckResult]) -> CheckResult | None:

@@ -22,12 +22,13 @@ from eurekaclaw.agents.theory.assembly import ConsistencyChecker, assemble, stru
 from eurekaclaw.agents.theory.costs import COSTS_FILE, proof_costs
 from eurekaclaw.agents.theory.counterexample import from_check
 from eurekaclaw.agents.theory.lemma_use import UNUSED_NOTE, prune_unused
+from eurekaclaw.agents.theory.level import theorem_gaps, theorem_verdict
 from eurekaclaw.agents.theory.mechanical import confirmed_refutation, run_checks
 from eurekaclaw.agents.theory.refutation import describe, refute
 from eurekaclaw.agents.theory.run import TheoryRun
 from eurekaclaw.agents.theory.scheduler import Scheduler
 from eurekaclaw.store.files import atomic_write_json
-from eurekaclaw.types.artifacts import FailedAttempt, TheoryState, level_rank, weakest_level
+from eurekaclaw.types.artifacts import FailedAttempt, TheoryState
 from eurekaclaw.types.tasks import InputSpec
 
 FINISHED = ("proved", "self_reviewed", "refuted", "contradicted", "abandoned")
@@ -175,27 +176,13 @@ class TheoryStage(Stage):
 
     async def _conclude(self, run: TheoryRun) -> None:
         state = run.state
-        dag = state.lemma_dag
         prune(run)
         unprove_circular(run)
         active = run.active()
-        missing = sorted(lid for lid in active if lid not in state.proven_lemmas)
-        if missing:
-            why = []
-            for lid in missing:
-                status = dag[lid].status
-                why.append(f"{lid} ({'blocked' if status == 'pending' else status})")
+        gap = theorem_gaps(state, active)
+        if gap is not None:
             state.status = "abandoned"
-            state.status_reason = "not every lemma was proven: " + ", ".join(why)
-            return
-        weak = [lid for lid in active if level_rank(state.proven_lemmas[lid].verification_level) < level_rank("cited")]
-        if weak:
-            state.status = "abandoned"
-            state.status_reason = "lemmas below level 'cited': " + ", ".join(sorted(weak))
-            return
-        if state.level_cap_reasons:
-            state.status = "abandoned"
-            state.status_reason = "the theorem's level is capped at unverified: " + "; ".join(state.level_cap_reasons)
+            state.status_reason = gap
             return
         state.assembled_proof = assemble(state)
         run.save()
@@ -206,25 +193,17 @@ class TheoryStage(Stage):
             state.status = "abandoned"
             state.status_reason = f"the assembled proof failed its consistency check: {check.detail}"
             return
-        levels = [state.proven_lemmas[lid].verification_level for lid in active]
-        selfs = sorted(
-            lid
-            for lid in active
-            if state.proven_lemmas[lid].self_review and state.proven_lemmas[lid].verification_level == "reviewed"
-        )
-        # the weakest support a self-review: its own status word, never "proved" (DESIGN §3)
-        state.status = "self_reviewed" if selfs else "proved"
-        state.status_reason = (
-            f"all {len(active)} lemmas proven (weakest level: {weakest_level(levels)}); "
-            "the assembled proof passed its consistency check"
-        )
+        verdict = theorem_verdict(state, active)
+        state.status = verdict.status
+        state.status_reason = verdict.reason
         if state.contradiction_replans:
             state.status_reason += (
                 "; this is the second formalization: the experiment contradicted "
                 "the first, so the theorem proved may differ from the one first stated"
             )
-        if selfs:
-            state.status_reason += f"; {len(selfs)} lemma(s) reviewed only by the model that proved them (self-review)"
+        if verdict.self_reviewed:
+            n = len(verdict.self_reviewed)
+            state.status_reason += f"; {n} lemma(s) reviewed only by the model that proved them (self-review)"
         if state.counterexamples:
             refuted = ", ".join(describe(c) for c in state.counterexamples)
             state.status_reason += f"; counterexamples on the way: {refuted}"
