@@ -3,7 +3,8 @@
 Heavy modules are imported inside the commands so `eurekaclaw --help` starts fast.
 """
 
-from __future__ import annotations
+# Annotations are objects here, not strings (no `from __future__ import annotations`): Typer
+# reads the command signatures at every start and would compile and evaluate each string twice.
 
 from typing import Annotated, Any
 
@@ -24,7 +25,6 @@ from eurekaclaw.cli_common import (
     handle_errors,
     run_options,
 )
-from eurekaclaw.cli_result import finish_run
 
 app = typer.Typer(
     cls=OneLineErrors,
@@ -78,6 +78,7 @@ def _start_orchestrator(settings: Any, llm: str | None, as_json: bool, review_ll
 def _launch(spec_fields: dict[str, Any], run: RunOptions) -> None:
     import asyncio
 
+    from eurekaclaw.cli_result import finish_run
     from eurekaclaw.config import known_gate_mode
     from eurekaclaw.orchestrator.inputs import check_budget, check_output_dir
     from eurekaclaw.types.tasks import InputSpec
@@ -195,6 +196,7 @@ def resume(
     """
     import asyncio
 
+    from eurekaclaw.cli_result import finish_run
     from eurekaclaw.config import known_gate_mode
     from eurekaclaw.orchestrator.inputs import check_budget
     from eurekaclaw.store.session import Workspace

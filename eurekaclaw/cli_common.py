@@ -1,15 +1,16 @@
 """What every `eurekaclaw` command shares: the option types, settings from the command line,
-logging routed around the live display, and the one-line error handling (a readable line and a
+logging switched on through the console, and the one-line error handling (a readable line and a
 meaningful exit code for every error a user can cause, never a traceback)."""
 
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
-import logging
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from types import ModuleType
 from typing import Annotated, Any
 
 import typer
@@ -28,11 +29,62 @@ def _click_exceptions() -> Any:
     return click.exceptions
 
 
+class _Deferred(type):
+    """The metaclass of a stand-in class: the real class is imported at its first real use
+    (a call, an attribute, an isinstance check), so a module importing it stays cheap."""
+
+    _real: Callable[[], Any]
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(cls._real(), name)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls._real()(*args, **kwargs)
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, cls._real())
+
+
+def _stand_in(module: str, name: str) -> ModuleType:
+    def real() -> Any:
+        return getattr(importlib.import_module(module), name)
+
+    stand_in = ModuleType(module)
+    setattr(stand_in, name, _Deferred(name, (), {"_real": staticmethod(real), "__module__": module}))
+    return stand_in
+
+
+# Typer's help renderer imports rich's Markdown and Traceback at its top (markdown-it, pygments,
+# attrs: two thirds of the CPU `eurekaclaw --help` costs), though help in "rich" markup mode uses
+# neither and this app shows no pretty tracebacks.
+_UNUSED_BY_HELP = (("rich.markdown", "Markdown"), ("rich.traceback", "Traceback"))
+
+
+def import_help_renderer() -> None:
+    """Import typer's help renderer with those two classes deferred. The stand-ins live in
+    sys.modules only during that import, so any other importer gets the real modules; if a
+    Typer version uses them differently at import, the renderer is imported plainly instead."""
+    if "typer.rich_utils" in sys.modules:
+        return
+    stand_ins = {module: _stand_in(module, name) for module, name in _UNUSED_BY_HELP if module not in sys.modules}
+    sys.modules.update(stand_ins)
+    try:
+        importlib.import_module("typer.rich_utils")
+    except Exception:  # noqa: BLE001 - the plain import below raises whatever is really wrong
+        sys.modules.pop("typer.rich_utils", None)
+    finally:
+        for module, stand_in in stand_ins.items():
+            if sys.modules.get(module) is stand_in:
+                del sys.modules[module]
+    importlib.import_module("typer.rich_utils")
+
+
 class OneLineErrors(typer.core.TyperGroup):
     """Usage errors (unknown option, missing argument, bad value) end like every other error:
     one line on stderr and exit 2, instead of Typer's framed box."""
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        import_help_renderer()
         kwargs["standalone_mode"] = False
         if not standalone_mode:
             return super().main(*args, **kwargs)
@@ -54,6 +106,15 @@ class OneLineErrors(typer.core.TyperGroup):
             typer.echo("error: aborted", err=True)
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
+
+    def get_help_option(self, ctx: Any) -> Any:
+        """Typer's --help flag, absent from the command line, defaults to None, and Typer builds
+        a pydantic validator to coerce that None (pydantic's import is a third of what
+        `eurekaclaw prove --help` costs); a False default is a bool, which Typer passes as is."""
+        option = super().get_help_option(ctx)
+        if option is not None and option.default is None:
+            option.default = False
+        return option
 
 
 cli_state: dict[str, Any] = {"verbose": False}
@@ -147,42 +208,6 @@ def run_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-class ConsoleLogHandler(logging.Handler):
-    """Log records printed through the stderr console: while the live display runs, rich puts
-    them above it instead of tearing it apart (a plain stream handler writes into it)."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            from rich.text import Text
-
-            from eurekaclaw import console
-
-            console.err().print(
-                Text(self.format(record), style="yellow" if record.levelno >= logging.WARNING else "dim"),
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
-        except Exception:  # noqa: BLE001 - logging must never raise
-            self.handleError(record)
-
-
-def _setup_logging(verbose: bool) -> None:
-    root = logging.getLogger()
-    if not any(isinstance(h, ConsoleLogHandler) for h in root.handlers):
-        handler = ConsoleLogHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-        root.addHandler(handler)
-    root.setLevel(logging.DEBUG if verbose else logging.WARNING)
-    for noisy in ("httpx", "httpcore", "anthropic", "filelock", "asyncio"):
-        logging.getLogger(noisy).setLevel(logging.INFO if verbose else logging.WARNING)
-    from eurekaclaw.redact import ScrubFilter
-
-    for each in logging.getLogger().handlers:  # no secret in any log line
-        if not any(isinstance(f, ScrubFilter) for f in each.filters):
-            each.addFilter(ScrubFilter())
-
-
 def _log_input_error(message: str) -> None:
     """Record a rejected command in $EUREKACLAW_DIR/events.jsonl (best effort, nothing else)."""
     try:
@@ -208,10 +233,11 @@ def handle_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         verbose = bool(kwargs.get("verbose"))
         cli_state["verbose"] = verbose
-        _setup_logging(verbose)
         from rich.text import Text
 
-        from eurekaclaw.console import err
+        from eurekaclaw.console import err, setup_logging
+
+        setup_logging(verbose)
 
         try:
             return func(*args, **kwargs)

@@ -2,15 +2,14 @@
 sessions, eval-session, install-skills, skills, doctor. Registered in cli.py's block of
 commands that live in their own modules (they share its options and error handling)."""
 
-from __future__ import annotations
+# Annotations are objects here, not strings (no `from __future__ import annotations`): Typer
+# reads the command signatures at every start and would compile and evaluate each string twice.
 
-import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from eurekaclaw.cli_common import JsonOpt, LLMOpt, VerboseOpt, cli_settings, handle_errors
-from eurekaclaw.cli_result import cost_text, theorem_of, usage_of, view_json
 from eurekaclaw.errors import EXIT_FAILED
 
 if TYPE_CHECKING:
@@ -37,9 +36,12 @@ def pause(
 @handle_errors
 def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
     """List sessions: id, mode, statement, status, theorem (status word and the claim checked), cost, date."""
+    import json
+
     from rich.table import Table
     from rich.text import Text
 
+    from eurekaclaw.cli_result import cost_text, theorem_of, usage_of, view_json
     from eurekaclaw.console import out
     from eurekaclaw.store.session import Workspace
 
@@ -96,7 +98,7 @@ def sessions(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
     out().print(table if rows or unreadable else "no sessions yet")
 
 
-def theorem_cell(view: TheoremView | None, stored: str | None) -> str:
+def theorem_cell(view: "TheoremView | None", stored: str | None) -> str:
     """The theorem's status word, the claim checked and the narrowing, for the sessions table."""
     if view is None:
         return "-" if not stored else ("self-reviewed" if stored == "self_reviewed" else stored)
@@ -163,6 +165,8 @@ def install_skills(
 @handle_errors
 def skills(json_out: JsonOpt = False, verbose: VerboseOpt = False) -> None:
     """List skills with their source, usage count and success rate."""
+    import json
+
     from eurekaclaw.orchestrator.skills_view import skills_table
 
     table, rows, problems = skills_table(cli_settings())
@@ -185,6 +189,8 @@ def doctor(
     verbose: VerboseOpt = False,
 ) -> None:
     """Report configuration and every optional tool (no network unless --online)."""
+    import json
+
     from eurekaclaw.orchestrator.doctor import doctor_report, render_doctor
 
     report = doctor_report(online=online)

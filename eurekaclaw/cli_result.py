@@ -3,12 +3,10 @@ the cost (never a false $0), and the exit code."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from eurekaclaw.agents.theory.costs import costs_line, read_costs
 from eurekaclaw.errors import EXIT_FAILED
 
 if TYPE_CHECKING:
@@ -16,6 +14,9 @@ if TYPE_CHECKING:
 
 
 def finish_run(result: Any, as_json: bool) -> None:
+    import json
+
+    from eurekaclaw.agents.theory.costs import read_costs
     from eurekaclaw.console import out
 
     if as_json:
@@ -54,6 +55,7 @@ def cost_text(session_dir: Any, cost_usd: float) -> str:
 def print_result(result: Any) -> None:
     from rich.table import Table
 
+    from eurekaclaw.agents.theory.costs import costs_line, read_costs
     from eurekaclaw.console import out
 
     table = Table(title=f"session {result.session_id}: {result.status}", show_header=True)

@@ -82,7 +82,6 @@ class Settings(BaseSettings):
     local_context: int = Field(default=4096, ge=512, le=1_048_576)
     # One retry layer (eurekaclaw/http_retry.py): a call makes at most LLM_MAX_RETRIES + 1 requests.
     llm_max_retries: int = Field(default=6, ge=0, le=20)
-    llm_outer_retries: int = Field(default=6, ge=0, le=100)  # deprecated: only `eval-session` reads it
     llm_retry_base_s: float = Field(default=10.0, ge=0.0, le=3600.0)
     llm_retry_max_s: float = Field(default=300.0, ge=0.0, le=86_400.0)  # one wait, Retry-After included
     llm_retry_total_s: float = Field(default=900.0, ge=0.0, le=86_400.0)  # all waits of one call
@@ -117,6 +116,9 @@ class Settings(BaseSettings):
     # --- mechanical verification (docs/verification.md) -------------------------------------
     falsifier_budget_s: float = Field(default=2.0, gt=0.0, le=600.0)
     smt_timeout_s: float = Field(default=10.0, gt=0.0, le=3600.0)
+    # how long the other SMT solvers may still run once the first one gave up on a claim
+    # (portfolio solving, docs/verification.md "Settings"); at most smt_timeout_s
+    smt_second_opinion_s: float = Field(default=2.0, gt=0.0, le=3600.0)
     formal_timeout_s: float = Field(default=60.0, gt=0.0, le=86_400.0)
     lean_project_dir: Path | None = None  # a Lake project (e.g. with Mathlib) for `lake env lean`
     symbolic_timeout_s: float = Field(default=10.0, gt=0.0, le=600.0)  # per `symbolic` tool call (docs/tools.md)

@@ -6,9 +6,9 @@ $EUREKACLAW_DIR/.env (mode 0600, atomically, other lines kept). A key is read wi
 from stdin (--api-key-stdin) or from the environment; it is never printed.
 """
 
-from __future__ import annotations
+# Annotations are objects here, not strings (no `from __future__ import annotations`): Typer
+# reads the command signatures at every start and would compile and evaluate each string twice.
 
-import asyncio
 import os
 import re
 import sys
@@ -189,6 +189,8 @@ async def _tiny_call(backend: Any) -> str:
 
 def check(choice: Choice) -> str:
     """One tiny call through the chosen backend; the model that answered, or a one-line error."""
+    import asyncio  # here, not at the top: `eurekaclaw --help` never needs the event loop
+
     from eurekaclaw.redact import register_secret
 
     for key in SECRET_KEYS & choice.values.keys():

@@ -8,7 +8,6 @@ read exactly what the model is told.
 from __future__ import annotations
 
 import logging
-from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
@@ -17,11 +16,10 @@ from pydantic import BaseModel
 from eurekaclaw.config import Settings
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
 from eurekaclaw.llm.session_client import SessionLLM
-from eurekaclaw.llm.types import LLMRequest, Message
+from eurekaclaw.llm.types import LLMRequest, Message, ModelTier
 from eurekaclaw.memory.episodic import EpisodicMemory
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.tools.base import ToolRegistry
-from eurekaclaw.types.tasks import Task, TaskResult
 
 if TYPE_CHECKING:
     from eurekaclaw.domains import DomainPlugin
@@ -95,17 +93,16 @@ class AgentContext:
         self.session.save_checkpoint(current)
 
 
-class BaseAgent(ABC):
+class BaseAgent:
+    """An LLM role: its prompts, its client (the review model for a reviewing role) and its
+    episodic log. What an agent does is its own named methods, called by its stage."""
+
     role: str = "agent"
     max_tokens_key: str = "default"
     reviews: bool = False  # a reviewing role asks the review model when one is configured
 
     def __init__(self, ctx: AgentContext) -> None:
         self.ctx = ctx
-
-    @abstractmethod
-    async def execute(self, task: Task) -> TaskResult:
-        """Read inputs from the bus, do the work, write outputs to the bus."""
 
     # --- helpers for subclasses -------------------------------------------------------------
     def log(self, content: str, **metadata: Any) -> None:
@@ -131,7 +128,7 @@ class BaseAgent(ABC):
         *,
         system: str | None = None,
         output: type[BaseModel] | None = None,
-        tier: str = "main",
+        tier: ModelTier = "main",
         max_tokens: int | None = None,
         extra_system: str = "",
         lemma_id: str | None = None,
@@ -143,7 +140,7 @@ class BaseAgent(ABC):
             system_dynamic=dynamic,
             messages=[Message(role="user", content=prompt)],
             output=output,
-            tier=tier,  # type: ignore[arg-type]
+            tier=tier,
             max_tokens=max_tokens or self.ctx.settings.max_tokens_for(self.max_tokens_key),
             lemma_id=lemma_id,
         )

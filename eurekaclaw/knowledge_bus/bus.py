@@ -2,7 +2,7 @@
 
 Typed artifacts are persisted the moment they are put (atomic write through the store), so a
 crash loses at most the call in flight. Other keys are kept in memory and persisted too when
-their value is JSON-serialisable.
+their value is JSON-serialisable. Every key is declared once, with the type it holds, in keys.py.
 """
 
 from __future__ import annotations
@@ -12,36 +12,36 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel
 
+from eurekaclaw.knowledge_bus.keys import (
+    BIBLIOGRAPHY,
+    EXPERIMENT_RESULT,
+    PIPELINE,
+    RESEARCH_BRIEF,
+    THEORY_STATE,
+    TYPED_KEYS,
+    ArtifactKey,
+)
 from eurekaclaw.store.files import atomic_write_json, read_json, read_model, to_jsonable
 from eurekaclaw.types.artifacts import (
     Bibliography,
-    EvalReport,
     ExperimentResult,
     Paper,
-    PaperOutput,
     ResearchBrief,
     TheoryState,
 )
-from eurekaclaw.types.tasks import InputSpec, PipelineState
+from eurekaclaw.types.tasks import PipelineState
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T", bound=BaseModel)
+T = TypeVar("T")
 
 # artifact key -> model; each is saved as <key>.json in the session directory.
-TYPED_ARTIFACTS: dict[str, type[BaseModel]] = {
-    "input_spec": InputSpec,
-    "pipeline": PipelineState,
-    "research_brief": ResearchBrief,
-    "bibliography": Bibliography,
-    "theory_state": TheoryState,
-    "experiment_result": ExperimentResult,
-    "paper": PaperOutput,
-    "eval_report": EvalReport,
+TYPED_ARTIFACTS: dict[ArtifactKey[Any], type[BaseModel]] = {
+    key: key.model for key in TYPED_KEYS if key.model is not None
 }
 EXTRA_FILE = "bus_extra.json"
 
@@ -69,7 +69,7 @@ class KnowledgeBus:
         self._subscribers: dict[str, list[Callable[[Any], None]]] = defaultdict(list)
 
     # --- generic -----------------------------------------------------------------------------
-    def put(self, key: str, value: Any) -> None:
+    def put(self, key: ArtifactKey[T], value: T) -> None:
         model = TYPED_ARTIFACTS.get(key)
         if model is not None and not isinstance(value, model):
             raise TypeError(f"bus key {key!r} holds {model.__name__}, not {type(value).__name__}")
@@ -78,8 +78,13 @@ class KnowledgeBus:
         for callback in list(self._subscribers.get(key, ())):
             callback(value)
 
-    def get(self, key: str, default: Any = None) -> Any:
-        return self._data.get(key, default)
+    @overload
+    def get(self, key: ArtifactKey[T]) -> T | None: ...
+    @overload
+    def get(self, key: ArtifactKey[T], default: T) -> T: ...
+    def get(self, key: ArtifactKey[T], default: T | None = None) -> T | None:
+        value: T | None = self._data.get(key, default)
+        return value
 
     def discard(self, key: str) -> None:
         """Forget an artifact, on disk too: one a later stage must not take for its own input
@@ -102,34 +107,34 @@ class KnowledgeBus:
 
     # --- typed accessors -------------------------------------------------------------------------
     def put_theory_state(self, state: TheoryState) -> None:
-        self.put("theory_state", state)
+        self.put(THEORY_STATE, state)
 
     def get_theory_state(self) -> TheoryState | None:
-        return self._data.get("theory_state")
+        return self.get(THEORY_STATE)
 
     def put_research_brief(self, brief: ResearchBrief) -> None:
-        self.put("research_brief", brief)
+        self.put(RESEARCH_BRIEF, brief)
 
     def get_research_brief(self) -> ResearchBrief | None:
-        return self._data.get("research_brief")
+        return self.get(RESEARCH_BRIEF)
 
     def put_experiment_result(self, result: ExperimentResult) -> None:
-        self.put("experiment_result", result)
+        self.put(EXPERIMENT_RESULT, result)
 
     def get_experiment_result(self) -> ExperimentResult | None:
-        return self._data.get("experiment_result")
+        return self.get(EXPERIMENT_RESULT)
 
     def put_bibliography(self, bib: Bibliography) -> None:
-        self.put("bibliography", bib)
+        self.put(BIBLIOGRAPHY, bib)
 
     def get_bibliography(self) -> Bibliography | None:
-        return self._data.get("bibliography")
+        return self.get(BIBLIOGRAPHY)
 
     def put_pipeline(self, pipeline: PipelineState) -> None:
-        self.put("pipeline", pipeline)
+        self.put(PIPELINE, pipeline)
 
     def get_pipeline(self) -> PipelineState | None:
-        return self._data.get("pipeline")
+        return self.get(PIPELINE)
 
     # --- persistence -----------------------------------------------------------------------------
     def _persist_key(self, key: str) -> None:

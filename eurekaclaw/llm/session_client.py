@@ -1,8 +1,12 @@
 """SessionLLM: the client agents use. It wraps a backend with what every call needs:
 attribution to stage/role/lemma, the budget gate, the usage ledger, the llm_log.jsonl record,
-retries of retryable failures (the one retry layer: backends make single attempts), and structured
-output with one repair round. Every attempt is on the record: one llm_log.jsonl line and one
-count in usage.json each, with the retry's reason, its wait and any tokens billed for it."""
+retries of retryable failures (the one retry layer: backends make single attempts, and a stage
+is not retried for a retryable error this layer gave up on), and structured output with one
+repair round. Every attempt is on the record: one llm_log.jsonl line and one count in usage.json
+each, with the retry's reason, its wait and any tokens billed for it.
+
+`session_llm()` is the one place a client is built from the settings (a run, `review`,
+`eval-session`), so every command retries by the same policy."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ import logging
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -21,11 +25,14 @@ from eurekaclaw.http_retry import RetryPolicy
 from eurekaclaw.llm.client import review_counts_as_evidence
 from eurekaclaw.llm.context import current_lemma, current_stage
 from eurekaclaw.llm.ledger import Reservation, UsageLedger
-from eurekaclaw.llm.types import LLMClient, LLMRequest, LLMResponse, Message, Usage
+from eurekaclaw.llm.types import LLMClient, LLMRequest, LLMResponse, Message, ModelTier, Usage
 from eurekaclaw.model_text import restore_in
 from eurekaclaw.redact import scrub
 from eurekaclaw.store.files import append_jsonl
 from eurekaclaw.types.artifacts import utcnow
+
+if TYPE_CHECKING:
+    from eurekaclaw.config import Settings
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
@@ -73,8 +80,7 @@ class SessionLLM:
         ledger: UsageLedger,
         log_path: Path | None = None,
         *,
-        max_retries: int | None = None,
-        outer_retries: int | None = None,  # deprecated name of max_retries
+        max_retries: int = 6,
         retry_base_s: float = 10.0,
         retry_max_s: float = 300.0,
         retry_total_s: float = 900.0,
@@ -85,19 +91,14 @@ class SessionLLM:
         self.backend = backend
         self.ledger = ledger
         self.log_path = Path(log_path) if log_path else None
-        retries = max_retries if max_retries is not None else (outer_retries if outer_retries is not None else 6)
         self.policy = RetryPolicy(
-            max_retries=retries, base_s=retry_base_s, max_wait_s=retry_max_s, max_total_s=retry_total_s
+            max_retries=max_retries, base_s=retry_base_s, max_wait_s=retry_max_s, max_total_s=retry_total_s
         )
         self.on_usage = on_usage
         self.on_retry = on_retry
         self._sleep = sleep
         self._seq = 0
         self._budget_waiters: list[asyncio.Future[None]] = []
-
-    @property
-    def outer_retries(self) -> int:
-        return self.policy.max_retries
 
     @property
     def backend_name(self) -> str:
@@ -108,10 +109,10 @@ class SessionLLM:
         backends that know their model is too weak say no."""
         return review_counts_as_evidence(self.backend)
 
-    def model_for(self, tier: str) -> str:
-        return self.backend.model_for(tier)  # type: ignore[arg-type]
+    def model_for(self, tier: ModelTier) -> str:
+        return self.backend.model_for(tier)
 
-    def identity(self, tier: str = "main") -> str:
+    def identity(self, tier: ModelTier = "main") -> str:
         """Which model answers: "<backend>:<model>", what a review record names as reviewer."""
         return f"{self.backend.name}:{self.model_for(tier)}"
 
@@ -257,6 +258,31 @@ class SessionLLM:
             ]
             retry = await self.complete(request.model_copy(update={"messages": repair_messages}))
             return parse_reply(retry, output, placeholders)
+
+
+def session_llm(
+    backend: LLMClient,
+    ledger: UsageLedger,
+    log_path: Path | None,
+    settings: Settings,
+    *,
+    on_usage: Callable[[UsageLedger], None] | None = None,
+    on_retry: Callable[[str], None] | None = None,
+) -> SessionLLM:
+    """A session's client with the configured retry policy (LLM_MAX_RETRIES and the
+    LLM_RETRY_*_S waits). `on_retry` receives the notice a waiting call shows; without one it is
+    logged."""
+    return SessionLLM(
+        backend,
+        ledger,
+        log_path,
+        max_retries=settings.llm_max_retries,
+        retry_base_s=settings.llm_retry_base_s,
+        retry_max_s=settings.llm_retry_max_s,
+        retry_total_s=settings.llm_retry_total_s,
+        on_usage=on_usage,
+        on_retry=on_retry,
+    )
 
 
 def parse_reply(response: LLMResponse, output: type[M], placeholders: frozenset[str] = frozenset()) -> M:

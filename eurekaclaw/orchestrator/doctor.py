@@ -1,4 +1,8 @@
-"""`eurekaclaw doctor`: configuration and optional tools, without network unless asked."""
+"""`eurekaclaw doctor`: configuration and optional tools, without network unless asked.
+
+The checkers and the tools they need come from the checker registry (eurekaclaw/verify/
+registry.py), third-party ones and entry points that failed to load included; the tables below
+list only the tools no checker declares."""
 
 from __future__ import annotations
 
@@ -16,9 +20,6 @@ from eurekaclaw.config import Settings, load_settings
 from eurekaclaw.errors import EurekaError
 
 EXECUTABLES = {
-    "coqc": ("--version", "formal proofs (Coq); install Debian package `coq`"),
-    "lean": ("--version", "formal proofs (Lean 4); install elan + a toolchain"),
-    "lake": ("--version", "Lean projects with Mathlib"),
     "latexmk": ("-v", "compiles paper.pdf; install `latexmk` and the TeX set (README)"),
     "pdflatex": ("--version", "fallback LaTeX compiler"),
     "bibtex": ("--version", "bibliography for the paper"),
@@ -26,11 +27,7 @@ EXECUTABLES = {
     "git": ("--version", "install-skills from a git URL"),
 }
 MODULES = {
-    "z3": ("z3-solver", "SMT checks; `pip install z3-solver` (extra `smt`)"),
-    "cvc5": ("cvc5", "optional second SMT opinion"),
     "llama_cpp": ("llama-cpp-python", "local model backend (extra `local`)"),
-    "sympy": ("sympy", "claim language"),
-    "numpy": ("numpy", "numeric falsifier and simulators"),
     "numba": ("numba", "compiled Thompson-sampling kernel for bandit simulations (extra `fast`)"),
 }
 ONLINE_PROBES = {
@@ -48,6 +45,26 @@ def _version(exe: str, flag: str) -> str | None:
         return None
     text = (proc.stdout or proc.stderr).strip().splitlines()
     return text[0][:120] if text else "unknown version"
+
+
+def _checker_tools(listed: set[str]) -> list[dict[str, Any]]:
+    """A row for each program or module a registered checker declares (once per name)."""
+    from eurekaclaw.verify import registry
+    from eurekaclaw.verify.checker import Requirement
+
+    rows: list[dict[str, Any]] = []
+    for chk in registry.all_checkers():
+        for req in getattr(chk, "requirements", ()):  # optional in the Checker protocol
+            if not isinstance(req, Requirement) or req.name in listed:
+                continue
+            listed.add(req.name)
+            found = req.found()
+            if req.module:
+                version = (req.dist_version() or "installed") if found else None
+            else:
+                version = _version(req.name, "--version") if found else None
+            rows.append({"name": req.name, "available": found, "version": version, "purpose": req.purpose})
+    return rows
 
 
 def _backend_summary(settings: Settings) -> dict[str, Any]:
@@ -192,6 +209,7 @@ def doctor_report(*, online: bool = False) -> dict[str, Any]:
             except importlib.metadata.PackageNotFoundError:
                 version = "installed"
         report["tools"].append({"name": module, "available": found, "version": version, "purpose": purpose})
+    report["tools"].extend(_checker_tools({t["name"] for t in report["tools"]}))
     from eurekaclaw.verify.checkers import available_checkers
 
     report["checkers"].extend(info.model_dump() for info in available_checkers())
@@ -212,6 +230,28 @@ def _probe_online() -> dict[str, str]:
             except httpx.HTTPError as exc:
                 results[name] = f"unreachable ({type(exc).__name__})"
     return results
+
+
+def _checker_status(chk: dict[str, Any]) -> Text:
+    if chk.get("problem"):
+        return Text("problem", style="red")
+    return Text("available", style="green") if chk.get("available") else Text("unavailable", style="yellow")
+
+
+def _checkers_table(checkers: list[dict[str, Any]]) -> Table:
+    """The registered checkers, third-party ones with their entry point, and the problems."""
+    table = Table(title="proof checkers", show_header=True)
+    for col in ("checker", "kind", "status", "version", "detail"):
+        table.add_column(col, overflow="fold")
+    for chk in checkers:
+        detail = str(chk.get("detail") or "")
+        source = str(chk.get("source") or "")
+        if source and source != "built-in":
+            detail = f"{detail} [{source}]"
+        # Text, not markup: a plugin's strings are shown as written ("[...]" is not a style)
+        cells = (str(chk.get("name")), str(chk.get("kind") or ""))
+        table.add_row(*map(Text, cells), _checker_status(chk), Text(str(chk.get("version") or "")), Text(detail))
+    return table
 
 
 def render_doctor(report: dict[str, Any]) -> Group:
@@ -257,13 +297,7 @@ def render_doctor(report: dict[str, Any]) -> Group:
         table.add_row(tool["name"], status, tool["version"] or "", tool["purpose"])
     lines.append(table)
     if report["checkers"]:
-        ctable = Table(title="proof checkers", show_header=True)
-        for col in ("checker", "status", "version", "detail"):
-            ctable.add_column(col, overflow="fold")
-        for chk in report["checkers"]:
-            status = Text("available", style="green") if chk.get("available") else Text("unavailable", style="yellow")
-            ctable.add_row(str(chk.get("name")), status, str(chk.get("version") or ""), str(chk.get("detail") or ""))
-        lines.append(ctable)
+        lines.append(_checkers_table(report["checkers"]))
     if "online" in report:
         lines.append(Text("online: " + ", ".join(f"{k}: {v}" for k, v in report["online"].items())))
     return Group(*lines)

@@ -10,7 +10,7 @@ from eurekaclaw.config import Settings
 from eurekaclaw.errors import MissingConfigError
 from eurekaclaw.llm.ledger import UsageLedger
 from eurekaclaw.llm.select import build_backend, choose_backend
-from eurekaclaw.llm.session_client import SessionLLM
+from eurekaclaw.llm.session_client import SessionLLM, session_llm
 from eurekaclaw.store.session import SessionDir, Workspace
 
 log = logging.getLogger(__name__)
@@ -28,7 +28,7 @@ def _judge_llm(
         log.info("evaluating without an LLM judgement: %s", exc.message)
         return None
     ledger = UsageLedger(session.file(SessionDir.USAGE))
-    return SessionLLM(backend, ledger, session.file(SessionDir.LLM_LOG), outer_retries=settings.llm_outer_retries)
+    return session_llm(backend, ledger, session.file(SessionDir.LLM_LOG), settings)
 
 
 def evaluate(settings: Settings, session_id: str, llm_override: str | None, *, refresh: bool = True) -> tuple[Any, Any]:

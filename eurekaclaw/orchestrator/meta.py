@@ -1,5 +1,6 @@
-"""MetaOrchestrator: runs survey → formalize → theory → experiment → write → evaluate → learn
-over one KnowledgeBus, with checkpoints, gates, retries, budget and pause/resume."""
+"""MetaOrchestrator: runs the declared stage graph (survey → formalize → theory → experiment →
+write → evaluate → learn; orchestrator/stages.py) over one KnowledgeBus, with checkpoints, gates,
+retries, budget and pause/resume."""
 
 from __future__ import annotations
 
@@ -7,11 +8,9 @@ import asyncio
 import contextlib
 import logging
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from eurekaclaw.agents.base import AgentContext
 from eurekaclaw.agents.stage import Stage
 from eurekaclaw.config import Settings, known_gate_mode
 from eurekaclaw.domains import DomainPlugin, discover_plugins, route_domain
@@ -23,21 +22,22 @@ from eurekaclaw.errors import (
     StorageError,
 )
 from eurekaclaw.knowledge_bus.bus import TYPED_ARTIFACTS, KnowledgeBus
+from eurekaclaw.knowledge_bus.keys import INPUT_SPEC, PAPER
 from eurekaclaw.llm.ledger import UsageLedger, check_budget_enforceable
 from eurekaclaw.llm.prices import settings_price
 from eurekaclaw.llm.select import build_backend, choose_backend
 from eurekaclaw.llm.types import LLMClient
-from eurekaclaw.orchestrator.evidence import apply_experiment_evidence
-from eurekaclaw.orchestrator.pivots import PIVOT_POINTS, pivot_if_failed
+from eurekaclaw.orchestrator.graph import StageGraph
+from eurekaclaw.orchestrator.interpreter import GraphInterpreter
 from eurekaclaw.orchestrator.progress import RunUI
 from eurekaclaw.orchestrator.resume_plan import plan_resume
+from eurekaclaw.orchestrator.session_run import SessionRun
 from eurekaclaw.orchestrator.session_setup import build_context, copy_outputs
 from eurekaclaw.orchestrator.stage_runner import PauseRequested, StageRunner
-from eurekaclaw.orchestrator.stages import load_stages
+from eurekaclaw.orchestrator.stages import STAGE_GRAPH, load_stages
 from eurekaclaw.orchestrator.verdict import session_status
 from eurekaclaw.store.session import SessionDir, Workspace
 from eurekaclaw.types.tasks import (
-    STAGE_ORDER,
     InputSpec,
     PipelineState,
     ResearchOutput,
@@ -64,8 +64,12 @@ class MetaOrchestrator:
         stages: dict[str, Stage | None] | None = None,
         ui: RunUI | None = None,
         plugins: dict[str, DomainPlugin] | None = None,
+        graph: StageGraph | None = None,
     ) -> None:
         self.settings = settings
+        # `stages` replaces what a stage runs (tests do), never the graph: declarations and
+        # transitions come from the registered classes.
+        self.graph = graph or STAGE_GRAPH
         self.workspace = Workspace(settings.eurekaclaw_dir)
         self.llm_override = llm_override
         self.review_llm_override = review_llm_override
@@ -160,7 +164,7 @@ class MetaOrchestrator:
             )
             session.save_meta(meta)
             bus = KnowledgeBus(session.session_id, session.path)
-            bus.put("input_spec", spec)
+            bus.put(INPUT_SPEC, spec)
             bus.put_pipeline(self._initial_pipeline())
             session.event(
                 "session_started",
@@ -190,7 +194,7 @@ class MetaOrchestrator:
         present = {key for key in TYPED_ARTIFACTS if session.file(f"{key}.json").exists()}
         bus = KnowledgeBus.load(session.session_id, session.path)
         lost = sorted(key for key in present if bus.get(key) is None)  # damaged, moved aside
-        spec = bus.get("input_spec")
+        spec = bus.get(INPUT_SPEC)
         if spec is None:
             # session.json holds everything the input spec said
             spec = InputSpec(
@@ -202,13 +206,19 @@ class MetaOrchestrator:
                 gate_mode=known_gate_mode(meta.gate_mode),
                 output_dir=meta.output_dir,
             )
-            bus.put("input_spec", spec)
+            bus.put(INPUT_SPEC, spec)
         self.prepare_backend()
         self.check_budget(budget_usd if budget_usd is not None else meta.budget_usd)
         plugins = self._plugins if self._plugins is not None else discover_plugins()
         pipeline = bus.get_pipeline() or self._initial_pipeline()
+        self.graph.complete(pipeline, self._stage_impls())  # a stage registered since it ran
         plan_resume(
-            session, bus, pipeline, self._stage_impls(), [k for k in lost if k not in ("input_spec", "pipeline")]
+            session,
+            bus,
+            pipeline,
+            self._stage_impls(),
+            [k for k in lost if k not in ("input_spec", "pipeline")],
+            self.graph,
         )
         if budget_usd is not None:
             meta.budget_usd = budget_usd
@@ -230,28 +240,24 @@ class MetaOrchestrator:
 
     def _stage_impls(self) -> dict[str, Stage | None]:
         if self._stages is None:
-            self._stages = load_stages()
+            self._stages = load_stages(self.graph)
         return self._stages
 
     def _initial_pipeline(self) -> PipelineState:
-        pipeline = PipelineState()
-        impls = self._stage_impls()
-        for rec in pipeline.stages:
-            if impls.get(rec.name) is None:
-                rec.status = "absent"
-                rec.reason = "not part of this build"
-        return pipeline
+        return self.graph.new_pipeline(self._stage_impls())
 
-    def _session_context(
+    def _session_run(
         self,
         session: SessionDir,
-        bus: KnowledgeBus,
         meta: SessionMeta,
+        bus: KnowledgeBus,
         spec: InputSpec,
         plugin: DomainPlugin | None,
-    ) -> tuple[AgentContext, Callable[..., None]]:
-        """The agents' context for this session, with events and usage wired to the session
-        log and the live display."""
+        *,
+        resume: bool,
+    ) -> SessionRun:
+        """The session in progress, with the agents' events and usage wired to the session log
+        and the live display."""
         ui = self.ui
         ui.record_to(session.event)  # its model calls go to the session log beside these events
 
@@ -278,47 +284,25 @@ class MetaOrchestrator:
             on_usage=on_usage,
             review_backend=self._review_backend,
         )
-        return ctx, on_event
+        pipeline: PipelineState = bus.get_pipeline()  # type: ignore[assignment]
+        return SessionRun(
+            ctx=ctx,
+            session=session,
+            pipeline=pipeline,
+            spec=spec,
+            events=on_event,
+            gate_mode=meta.gate_mode,
+            resume=resume,
+        )
 
-    async def _run_stages(
-        self,
-        ctx: AgentContext,
-        session: SessionDir,
-        meta: SessionMeta,
-        bus: KnowledgeBus,
-        pipeline: PipelineState,
-        spec: InputSpec,
-        on_event: Callable[..., None],
-        *,
-        resume: bool,
-    ) -> None:
-        """The stages in order from where the pipeline stands: an explore direction that failed
-        hands over to the next one (pivots), an experiment that contradicts the theory sends it
-        back to formalize, a gate may pause (PauseRequested)."""
-        runner = StageRunner(self.settings, self.ui, self._stage_impls())  # the settings after the profile
-        previous: StageRecord | None = None
-        index = 0
-        while index < len(STAGE_ORDER):
-            name = STAGE_ORDER[index]
-            index += 1
-            rec = pipeline.record(name)
-            if (
-                name in PIVOT_POINTS
-                and rec.status != "completed"
-                and pivot_if_failed(bus, session.path, pipeline, spec, on_event)
-            ):
-                index = STAGE_ORDER.index("formalize")  # explore: the next scored direction
-                continue
-            if rec.status in ("completed", "skipped", "absent", "failed"):
-                previous = rec
-                continue
-            if not self._gate(meta, name, previous):
-                raise PauseRequested()
-            stage_resume = resume and rec.status in ("interrupted", "running")
-            await runner.run(ctx, session, bus, pipeline, rec, spec, stage_resume)
-            previous = rec
-            if name == "experiment" and self._experiment_evidence(bus, session, pipeline) == "replan":
-                index = STAGE_ORDER.index("formalize")
+    async def _run_stages(self, run: SessionRun) -> None:
+        """The declared graph from where the pipeline stands (interpreter.py); a gate may pause
+        (PauseRequested)."""
+        runner = StageRunner(self.ui, self._stage_impls(), self.graph)
+        interpreter = GraphInterpreter(
+            self.graph, runner, self.ui, lambda name, previous: self._gate(run.gate_mode, name, previous)
+        )
+        await interpreter.run(run)
 
     async def _drive(
         self,
@@ -331,8 +315,8 @@ class MetaOrchestrator:
         resume: bool,
     ) -> ResearchOutput:
         ui = self.ui
-        pipeline: PipelineState = bus.get_pipeline()  # type: ignore[assignment]
-        ctx, on_event = self._session_context(session, bus, meta, spec, plugins.get(meta.domain))
+        run = self._session_run(session, meta, bus, spec, plugins.get(meta.domain), resume=resume)
+        pipeline = run.pipeline
         session.mark_running()
         ui.start(session.session_id, f"{spec.mode} [{meta.domain}] via {meta.backend} ({meta.model})")
         ui.set_pipeline(pipeline)
@@ -340,7 +324,7 @@ class MetaOrchestrator:
         stop_status: str | None = None
         stop_reason = ""
         try:
-            await self._run_stages(ctx, session, meta, bus, pipeline, spec, on_event, resume=resume)
+            await self._run_stages(run)
         except PauseRequested:
             stop_status, stop_reason = "paused", "paused at a checkpoint"
         except BudgetExceededError as exc:
@@ -350,7 +334,7 @@ class MetaOrchestrator:
         except LLMAuthError as exc:
             stop_status, stop_reason = "failed", exc.message
             meta.status, meta.status_reason = "failed", exc.message
-            self._finish(session, meta, bus, ctx, pipeline)
+            self._finish(run, meta)
             raise
         except StorageError as exc:
             # The disk is full or read-only: record what can still be recorded, and say which
@@ -374,7 +358,7 @@ class MetaOrchestrator:
         if stop_status is not None:
             meta.status = stop_status  # type: ignore[assignment]
             meta.status_reason = stop_reason
-            self._finish(session, meta, bus, ctx, pipeline)
+            self._finish(run, meta)
             hint = f"resume with `eurekaclaw resume {session.session_id}`"
             if stop_status == "budget_exceeded":
                 raise BudgetExceededError(f"{stop_reason}; session {session.session_id} saved", hint=hint)
@@ -383,7 +367,7 @@ class MetaOrchestrator:
             raise RunInterrupted(f"session {session.session_id} paused", hint=hint)
 
         theory = bus.get_theory_state()
-        status, meta.status_reason = session_status(pipeline, theory, bus.get("paper"))
+        status, meta.status_reason = session_status(pipeline, theory, bus.get(PAPER))
         meta.status = status  # type: ignore[assignment]
         if theory is None and any(session.path.glob("theory_state.json.corrupt-*")):
             # a theorem was formalized but is gone (damaged file): never a success
@@ -392,24 +376,7 @@ class MetaOrchestrator:
                 "the theory state is missing (theory_state.json damaged?); "
                 f"`eurekaclaw resume {session.session_id}` re-runs Formalize and Theory"
             )
-        return self._finish(session, meta, bus, ctx, pipeline)
-
-    def _experiment_evidence(self, bus: KnowledgeBus, session: SessionDir, pipeline: PipelineState) -> str:
-        """Apply the experiment's verdict on the theorem; on a re-plan, formalize, theory and
-        experiment run again (the counterexample stays in the theory state)."""
-        verdict = apply_experiment_evidence(bus, replans_allowed=self.settings.theory_max_replans > 0)
-        if verdict == "none":
-            return verdict
-        theory = bus.get_theory_state()
-        session.event("theory", state="contradicted", message=theory.status_reason if theory else "")
-        self.ui.event("theory", state="contradicted", message=theory.status_reason if theory else "")
-        if verdict == "replan":
-            for stage in ("formalize", "theory", "experiment"):
-                rec = pipeline.record(stage)
-                rec.status, rec.reason, rec.attempts = "pending", "re-run: the experiment contradicted the theorem", 0
-            bus.put_pipeline(pipeline)
-            self.ui.set_pipeline(pipeline)
-        return verdict
+        return self._finish(run, meta)
 
     def _check_gate_can_ask(self, mode: str | None) -> None:
         """A human gate with no one to answer would wait forever: refuse at the start instead."""
@@ -418,8 +385,7 @@ class MetaOrchestrator:
                 "--gate human needs a terminal to answer on (stdin is not one); use --gate auto or --gate none"
             )
 
-    def _gate(self, meta: SessionMeta, name: str, previous: StageRecord | None) -> bool:
-        mode = meta.gate_mode
+    def _gate(self, mode: str, name: str, previous: StageRecord | None) -> bool:
         if previous is None or mode == "none":
             return True
         if mode == "auto" and previous.status != "failed":
@@ -431,10 +397,9 @@ class MetaOrchestrator:
         note = f" ({previous.name} {previous.status}: {previous.reason})" if previous.reason else ""
         return self.ui.confirm(f"Continue to stage {name}?{note}")
 
-    def _finish(
-        self, session: SessionDir, meta: SessionMeta, bus: KnowledgeBus, ctx: AgentContext, pipeline: PipelineState
-    ) -> ResearchOutput:
-        ledger = ctx.llm.ledger
+    def _finish(self, run: SessionRun, meta: SessionMeta) -> ResearchOutput:
+        session, bus, pipeline = run.session, run.bus, run.pipeline
+        ledger = run.ctx.llm.ledger
         theory = bus.get_theory_state()
         meta.cost_usd = round(ledger.cost, 6)
         meta.theory_status = theory.status if theory else None

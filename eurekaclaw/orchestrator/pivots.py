@@ -21,7 +21,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from eurekaclaw.agents.transitions import Pivot
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
+from eurekaclaw.knowledge_bus.keys import EXPERIMENT_RESULT, THEORY_STATE
+from eurekaclaw.orchestrator.graph import StageGraph
+from eurekaclaw.orchestrator.session_run import SessionRun
+from eurekaclaw.orchestrator.stages import STAGE_GRAPH
 from eurekaclaw.store.files import make_dirs
 from eurekaclaw.types.artifacts import DroppedDirection, ResearchBrief, ResearchDirection
 from eurekaclaw.types.tasks import InputSpec, PipelineState
@@ -30,13 +35,22 @@ log = logging.getLogger(__name__)
 
 # Theory outcomes that end a direction (DESIGN §3 TheoryState.status).
 PIVOT_OUTCOMES = ("abandoned", "refuted", "contradicted")
-# The pipeline checks for a failed direction before these stages run: before the experiment (a
-# refuted or abandoned theory needs no experiment) and before the paper (the experiment may have
-# contradicted the theory).
-PIVOT_POINTS = ("experiment", "write")
-RERUN = ("formalize", "theory", "experiment")
+# What one direction consists of: archived when it is dropped, made again for the next one.
+DIRECTION_ARTIFACTS = (THEORY_STATE, EXPERIMENT_RESULT)
+
+
+def direction_stages(graph: StageGraph) -> tuple[str, ...]:
+    """The stages a pivot runs again: those that produce a direction's artifacts."""
+    return graph.producers(DIRECTION_ARTIFACTS)
+
+
+# The pipeline checks for a failed direction before the stages that declare themselves pivot
+# points: the experiment (a refuted or abandoned theory needs no experiment) and the paper (the
+# experiment may have contradicted the theory).
+PIVOT_POINTS = STAGE_GRAPH.pivot_points
+RERUN = direction_stages(STAGE_GRAPH)
 ARCHIVE_DIR = "directions"
-ARCHIVED_FILES = ("theory_state.json", "experiment_result.json")
+ARCHIVED_FILES = tuple(f"{key}.json" for key in DIRECTION_ARTIFACTS)
 
 
 def _key(text: str) -> str:
@@ -77,9 +91,10 @@ def pivot_if_failed(
     pipeline: PipelineState,
     spec: InputSpec,
     events: Callable[..., Any] | None = None,
+    rerun: tuple[str, ...] = RERUN,
 ) -> DroppedDirection | None:
     """Hand a failed `explore` direction over to the next one; the dropped direction when that
-    happened (the caller then runs the pipeline again from Formalize), else None."""
+    happened (the caller then runs the pipeline again from the first of `rerun`), else None."""
     if spec.mode != "explore":
         return None
     theory, brief = bus.get_theory_state(), bus.get_research_brief()
@@ -117,7 +132,7 @@ def pivot_if_failed(
     nxt = brief.selected_direction
     reason = f"pivot {dropped.version}: {dropped.title!r} ended {dropped.outcome}; now {nxt.title if nxt else '?'!r}"
     bus.discard("experiment_result")
-    for name in RERUN:
+    for name in rerun:
         rec = pipeline.record(name)
         if rec.status != "absent":
             rec.status, rec.reason, rec.attempts = "pending", reason, 0
@@ -141,3 +156,13 @@ def _note_once(bus: KnowledgeBus, brief: ResearchBrief, note: str) -> None:
     if note not in brief.notes:
         brief.notes.append(note)
         bus.put_research_brief(brief)
+
+
+def pivot(run: SessionRun, graph: StageGraph = STAGE_GRAPH) -> Pivot | None:
+    """The pivot as a transition of the session's graph, when its direction has ended."""
+    dropped = pivot_if_failed(run.bus, run.session.path, run.pipeline, run.spec, run.events, direction_stages(graph))
+    if dropped is None:
+        return None
+    brief = run.bus.get_research_brief()
+    following = brief.selected_direction if brief is not None else None
+    return Pivot(following.title if following else "", f"{dropped.title!r} ended {dropped.outcome}")

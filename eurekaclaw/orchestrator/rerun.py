@@ -15,20 +15,30 @@ import logging
 from dataclasses import dataclass
 
 from eurekaclaw.agents.base import AgentContext
+from eurekaclaw.agents.experiment.evidence import apply_experiment_evidence
 from eurekaclaw.agents.stage import Stage, StageOutcome
 from eurekaclaw.agents.writer.stage import PROSE_CACHE_KEY
 from eurekaclaw.errors import StageFailedError
+from eurekaclaw.knowledge_bus.keys import PAPER
 from eurekaclaw.llm.context import current_stage
-from eurekaclaw.orchestrator.evidence import apply_experiment_evidence
+from eurekaclaw.orchestrator.graph import StageGraph
 from eurekaclaw.orchestrator.progress import RunUI
+from eurekaclaw.orchestrator.session_run import SessionRun
 from eurekaclaw.orchestrator.stage_runner import PauseRequested, StageRunner
-from eurekaclaw.orchestrator.stages import load_stage
+from eurekaclaw.orchestrator.stages import STAGE_GRAPH, load_stage
 from eurekaclaw.types.artifacts import TheoryState
-from eurekaclaw.types.tasks import STAGE_ORDER, InputSpec, PipelineState
+from eurekaclaw.types.tasks import InputSpec, PipelineState
 
 log = logging.getLogger(__name__)
 
-RERUNNABLE = ("theory", "experiment", "write", "evaluate")
+# The stages that declare themselves re-runnable (agents/stage.py), in pipeline order.
+RERUNNABLE = STAGE_GRAPH.rerunnable
+
+
+def after_paper(graph: StageGraph = STAGE_GRAPH) -> tuple[str, ...]:
+    """What a revision runs once its paper is written again: the re-runnable stages downstream
+    of the paper's producer (the evaluation; Learn is not re-runnable)."""
+    return tuple(name for writer in graph.producers([PAPER]) for name in graph.rerunnable_after(writer))
 
 
 class RerunFailed(StageFailedError):
@@ -108,12 +118,13 @@ async def _run_one(
     if missing:  # a revision that cannot run a stage it needs is not a revision
         raise RerunFailed(f"the {stage.name} stage could not run: {missing}")
     runnable = _Attributed(stage, attribute_to) if attribute_to else stage
-    runner = StageRunner(ctx.settings, RunUI(live=False, quiet=True), {stage.name: runnable})
+    runner = StageRunner(RunUI(live=False, quiet=True), {stage.name: runnable})
     pipeline = ctx.bus.get_pipeline() or PipelineState()
+    run = SessionRun(ctx=ctx, session=ctx.session, pipeline=pipeline, spec=spec, events=ctx.events)
     rec = pipeline.record(stage.name)
     rec.status, rec.reason, rec.attempts, rec.started_at, rec.finished_at = "pending", "", 0, None, None
     try:
-        await runner.run(ctx, ctx.session, ctx.bus, pipeline, rec, spec, resume)
+        await runner.run(run, rec, resume)
     except PauseRequested:
         raise RerunFailed(f"the {stage.name} stage was stopped before it finished") from None
     if rec.status == "failed":
@@ -140,7 +151,7 @@ async def rerun_stages(
     if unknown:
         raise ValueError(f"not re-runnable: {unknown}")
     runs: list[StageRun] = []
-    for name in (s for s in STAGE_ORDER if s in stages):
+    for name in (s for s in STAGE_GRAPH.names if s in stages):
         stage = (impls or {}).get(name) or load_stage(name)
         resume = False
         if name == "theory" and lemmas:

@@ -19,7 +19,7 @@ from eurekaclaw.domains import DomainPlugin
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
 from eurekaclaw.llm.ledger import UsageLedger
 from eurekaclaw.llm.prices import settings_price
-from eurekaclaw.llm.session_client import SessionLLM
+from eurekaclaw.llm.session_client import SessionLLM, session_llm
 from eurekaclaw.llm.types import LLMClient
 from eurekaclaw.memory.episodic import EpisodicMemory
 from eurekaclaw.store.session import SessionDir, Workspace
@@ -89,14 +89,11 @@ def build_context(
 
     def client(which: LLMClient) -> SessionLLM:
         # One ledger and one log for both models: the budget covers the reviewer too.
-        return SessionLLM(
+        return session_llm(
             which,
             ledger,
             session.file(SessionDir.LLM_LOG),
-            max_retries=settings.llm_max_retries,
-            retry_base_s=settings.llm_retry_base_s,
-            retry_max_s=settings.llm_retry_max_s,
-            retry_total_s=settings.llm_retry_total_s,
+            settings,
             on_usage=on_usage,
             # "prover: rate limited, retrying in 12 s" in the live display and events.jsonl
             on_retry=lambda notice: events("llm", message=notice),

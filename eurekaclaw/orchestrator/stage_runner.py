@@ -10,17 +10,16 @@ import logging
 import signal
 from typing import Any
 
-from eurekaclaw.agents.base import AgentContext
 from eurekaclaw.agents.stage import Stage, StageOutcome
-from eurekaclaw.config import Settings
-from eurekaclaw.errors import BudgetExceededError, LLMAuthError, StorageError, storage_errors
-from eurekaclaw.knowledge_bus.bus import KnowledgeBus
+from eurekaclaw.errors import BudgetExceededError, LLMAuthError, LLMRetryableError, StorageError, storage_errors
 from eurekaclaw.llm.context import current_stage
+from eurekaclaw.orchestrator.graph import StageGraph
 from eurekaclaw.orchestrator.progress import RunUI
-from eurekaclaw.orchestrator.verdict import refresh_downstream
+from eurekaclaw.orchestrator.session_run import SessionRun
+from eurekaclaw.orchestrator.stages import STAGE_GRAPH
 from eurekaclaw.store.session import SessionDir
 from eurekaclaw.types.artifacts import utcnow
-from eurekaclaw.types.tasks import InputSpec, PipelineState, StageRecord
+from eurekaclaw.types.tasks import StageRecord
 
 log = logging.getLogger(__name__)
 
@@ -32,68 +31,51 @@ class PauseRequested(Exception):
 
 
 class StageRunner:
-    def __init__(self, settings: Settings, ui: RunUI, impls: dict[str, Stage | None]) -> None:
-        self.settings = settings
+    def __init__(self, ui: RunUI, impls: dict[str, Stage | None], graph: StageGraph = STAGE_GRAPH) -> None:
         self.ui = ui
         self.impls = impls
+        self.graph = graph
         self._pause_flag = False
 
-    async def run(
-        self,
-        ctx: AgentContext,
-        session: SessionDir,
-        bus: KnowledgeBus,
-        pipeline: PipelineState,
-        rec: StageRecord,
-        spec: InputSpec,
-        resume: bool,
-    ) -> None:
+    async def run(self, run: SessionRun, rec: StageRecord, resume: bool) -> None:
         stage = self.impls[rec.name]
         assert stage is not None
-        reason = stage.missing_inputs(ctx, spec)
+        session = run.session
+        reason = stage.missing_inputs(run.ctx, run.spec)
         if reason:
-            self.set_status(bus, session, pipeline, rec, "skipped", reason)
+            self.set_status(run, rec, "skipped", reason)
             return
         # Before the stage changes its output, whatever later stages built on the old output is
         # stale: they run again (a resumed Theory stage refreshes the paper, eval and learning).
-        stale = refresh_downstream(pipeline, rec.name)
+        stale = self.graph.refresh_downstream(run.pipeline, rec.name)
         if stale:
             session.event("stale_stages", after=rec.name, stages=stale)
-        max_attempts = 1 + self.settings.stage_max_retries
+        max_attempts = 1 + run.settings.stage_max_retries
         while True:
             rec.attempts += 1
             rec.started_at = rec.started_at or utcnow()
-            self.set_status(bus, session, pipeline, rec, "running", "")
+            self.set_status(run, rec, "running", "")
             session.save_checkpoint({"stage": rec.name, "attempt": rec.attempts})
-            outcome = await self._attempt(ctx, session, bus, pipeline, rec, stage, spec, resume)
+            outcome = await self._attempt(run, rec, stage, resume)
             if outcome.status != "failed":
                 status = "completed" if outcome.status in ("completed", "partial") else "skipped"
                 detail = outcome.reason or outcome.summary
                 if outcome.status == "partial":
                     detail = f"partial: {detail}" if detail else "partial"
                 rec.finished_at = utcnow()
-                self.set_status(bus, session, pipeline, rec, status, detail)
+                self.set_status(run, rec, status, detail)
                 return
             if rec.attempts >= max_attempts or not outcome.retryable:
                 rec.finished_at = utcnow()
-                self.set_status(bus, session, pipeline, rec, "failed", outcome.reason or "stage failed")
+                self.set_status(run, rec, "failed", outcome.reason or "stage failed")
                 return
             session.event("stage_retry", name=rec.name, attempt=rec.attempts, reason=outcome.reason)
             resume = True
 
-    async def _attempt(
-        self,
-        ctx: AgentContext,
-        session: SessionDir,
-        bus: KnowledgeBus,
-        pipeline: PipelineState,
-        rec: StageRecord,
-        stage: Stage,
-        spec: InputSpec,
-        resume: bool,
-    ) -> StageOutcome:
+    async def _attempt(self, run: SessionRun, rec: StageRecord, stage: Stage, resume: bool) -> StageOutcome:
+        session = run.session
         token = current_stage.set(rec.name)
-        task = asyncio.ensure_future(stage.run(ctx, spec, resume=resume))
+        task = asyncio.ensure_future(stage.run(run.ctx, run.spec, resume=resume))
         watcher = asyncio.ensure_future(self._watch_pause(session, task))
         loop = asyncio.get_running_loop()
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -101,12 +83,12 @@ class StageRunner:
         try:
             return await task
         except asyncio.CancelledError:
-            self.set_status(bus, session, pipeline, rec, "interrupted", "stopped at a checkpoint")
+            self.set_status(run, rec, "interrupted", "stopped at a checkpoint")
             if self._pause_flag:
                 raise PauseRequested() from None
             raise
         except BudgetExceededError:
-            self.set_status(bus, session, pipeline, rec, "interrupted", "budget reached")
+            self.set_status(run, rec, "interrupted", "budget reached")
             raise
         except (LLMAuthError, StorageError):
             raise
@@ -134,25 +116,20 @@ class StageRunner:
                 return
             await asyncio.sleep(PAUSE_POLL_S)
 
-    def set_status(
-        self,
-        bus: KnowledgeBus,
-        session: SessionDir,
-        pipeline: PipelineState,
-        rec: StageRecord,
-        status: str,
-        reason: str,
-    ) -> None:
+    def set_status(self, run: SessionRun, rec: StageRecord, status: str, reason: str) -> None:
         rec.status = status  # type: ignore[assignment]
         rec.reason = reason
-        bus.put_pipeline(pipeline)
-        session.event("stage", name=rec.name, status=status, reason=reason, attempt=rec.attempts)
+        run.save_pipeline()
+        run.session.event("stage", name=rec.name, status=status, reason=reason, attempt=rec.attempts)
         self.ui.event("stage", name=rec.name, status=status, reason=reason)
-        self.ui.set_pipeline(pipeline)
+        self.ui.set_pipeline(run.pipeline)
 
 
 def _failed(rec: StageRecord, exc: BaseException) -> StageOutcome:
     # one line; the traceback only with --verbose (DEBUG)
     log.warning("stage %s failed: %s: %s", rec.name, type(exc).__name__, exc)
     log.debug("stage %s failed", rec.name, exc_info=True)
-    return StageOutcome(status="failed", reason=f"{type(exc).__name__}: {exc}")
+    # A retryable LLM error that reaches here is one SessionLLM already retried until its policy
+    # gave up: a stage retry would only repeat those calls.
+    retryable = not isinstance(exc, LLMRetryableError)
+    return StageOutcome(status="failed", reason=f"{type(exc).__name__}: {exc}", retryable=retryable)

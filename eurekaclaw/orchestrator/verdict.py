@@ -1,4 +1,4 @@
-"""How a finished run is judged, and which stages a re-run makes stale.
+"""How a finished run is judged (which stages a re-run makes stale: graph.py).
 
 Kept apart from the MetaOrchestrator so the rules that decide a session's status (and thereby
 the CLI's exit code) can be read in one place.
@@ -10,25 +10,7 @@ from typing import Any
 
 from eurekaclaw.theory_view import theorem_view
 from eurekaclaw.types.artifacts import PaperOutput, TheoryState
-from eurekaclaw.types.tasks import STAGE_ORDER, PipelineState
-
-# Statuses of a stage that already ran to an end in this session. When an earlier stage runs
-# again, what these stages produced was built from the earlier output and is stale.
-_FINISHED = ("completed", "skipped", "failed")
-
-
-def refresh_downstream(pipeline: PipelineState, name: str) -> list[str]:
-    """Put every stage after `name` that already finished back to pending (its paper, evaluation
-    or lessons came from what `name` is about to replace). Returns the stages reset."""
-    order: list[str] = list(STAGE_ORDER)
-    position = order.index(name)
-    reset: list[str] = []
-    for rec in pipeline.stages:
-        if order.index(rec.name) > position and rec.status in _FINISHED:
-            rec.status, rec.attempts = "pending", 0
-            rec.reason = f"re-run: {name} ran again, so its output changed"
-            reset.append(rec.name)
-    return reset
+from eurekaclaw.types.tasks import PipelineState
 
 
 def paper_problem(paper: Any) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from eurekaclaw.agents.base import AgentContext, BaseAgent
 from eurekaclaw.config import Settings
@@ -18,16 +18,12 @@ from eurekaclaw.knowledge_bus.bus import KnowledgeBus
 from eurekaclaw.llm.context import current_stage
 from eurekaclaw.llm.ledger import UsageLedger, check_budget_enforceable
 from eurekaclaw.llm.prices import settings_price
-from eurekaclaw.llm.session_client import SessionLLM
+from eurekaclaw.llm.session_client import session_llm
 from eurekaclaw.llm.types import LLMClient
 from eurekaclaw.memory.episodic import EpisodicMemory
 from eurekaclaw.store.files import read_json
 from eurekaclaw.store.session import SessionDir
 from eurekaclaw.tools.base import ToolRegistry
-from eurekaclaw.types.tasks import Task, TaskResult
-
-if TYPE_CHECKING:
-    from eurekaclaw.review.facts import PaperFacts
 
 STAGE = "review"
 
@@ -82,14 +78,11 @@ def review_context(
     def events(kind: str, **data: Any) -> None:
         session.event(kind, **data)
 
-    llm = SessionLLM(
+    llm = session_llm(
         backend,
         ledger,
         session.file(SessionDir.LLM_LOG),
-        max_retries=settings.llm_max_retries,
-        retry_base_s=settings.llm_retry_base_s,
-        retry_max_s=settings.llm_retry_max_s,
-        retry_total_s=settings.llm_retry_total_s,
+        settings,
         on_retry=lambda notice: events("llm", message=notice),
     )
     return AgentContext(
@@ -113,57 +106,23 @@ def review_stage() -> Iterator[None]:
         current_stage.reset(token)
 
 
-class _PaperAgent(BaseAgent):
-    """An agent that works on the session's finished paper (its facts loaded per task)."""
-
-    async def execute(self, task: Task) -> TaskResult:
-        from eurekaclaw.review.facts import load_facts
-
-        if self.ctx.session is None:
-            return TaskResult(success=False, error="review needs the session directory")
-        return await self.on_paper(load_facts(self.ctx.session), task.description)
-
-    async def on_paper(self, facts: PaperFacts, text: str) -> TaskResult:
-        raise NotImplementedError
-
-
-class ReviewAgent(_PaperAgent):
-    """Answers questions about the paper (role `review`, prompt review_system.j2)."""
+class ReviewAgent(BaseAgent):
+    """Answers questions about the paper (role `review`, prompt review_system.j2); the work is
+    review.qa.answer_question."""
 
     role = "review"
 
-    async def on_paper(self, facts: PaperFacts, text: str) -> TaskResult:
-        from eurekaclaw.review.qa import answer_question
 
-        answer = await answer_question(self, facts, text)
-        return TaskResult(success=True, summary=answer.shown, outputs={"answer": answer.as_json()})
-
-
-class ReviserAgent(_PaperAgent):
-    """Rewrites the paper's prose after feedback (role `reviser`, review_revise_system.j2)."""
+class ReviserAgent(BaseAgent):
+    """Rewrites the paper's prose after feedback (role `reviser`, review_revise_system.j2); the
+    work is review.revise.revise_paper."""
 
     role = "reviser"
     max_tokens_key = "writer"
 
-    async def on_paper(self, facts: PaperFacts, text: str) -> TaskResult:
-        from eurekaclaw.review.revise import revise_paper
 
-        outcome = await revise_paper(self, facts, text)
-        return TaskResult(
-            success=outcome.ok,
-            summary=outcome.summary(),
-            outputs={"revision": outcome.as_json()},
-            error=None if outcome.ok else outcome.error,
-        )
-
-
-class ScopeAgent(_PaperAgent):
-    """Decides how far a revision reaches (role `revision_scope`, review_scope_system.j2)."""
+class ScopeAgent(BaseAgent):
+    """Decides how far a revision reaches (role `revision_scope`, review_scope_system.j2); the
+    work is review.scope.decide_scope."""
 
     role = "revision_scope"
-
-    async def on_paper(self, facts: PaperFacts, text: str) -> TaskResult:
-        from eurekaclaw.review.scope import decide_scope
-
-        scope = await decide_scope(self, facts, text)
-        return TaskResult(success=True, summary=scope.line(), outputs={"scope": scope.model_dump(mode="json")})

@@ -13,9 +13,9 @@ from pathlib import Path
 from eurekaclaw.agents.writer.bibtex import CitePlan, plan_citations
 from eurekaclaw.agents.writer.doc import PROSE_FIELDS, LemmaView, PaperDoc, build_doc
 from eurekaclaw.agents.writer.experiments import ExperimentView, experiment_view, fmt
-from eurekaclaw.agents.writer.stage import PROSE_CACHE_KEY
 from eurekaclaw.errors import BadInputError
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
+from eurekaclaw.knowledge_bus.keys import PAPER, WRITER_PROSE
 from eurekaclaw.review.history import PaperVersion, ReviewStore, version_files
 from eurekaclaw.store.session import SessionDir
 from eurekaclaw.types.artifacts import PaperOutput, TheoryState
@@ -102,7 +102,7 @@ def load_facts(session: SessionDir, store: ReviewStore | None = None) -> PaperFa
         raise BadInputError(f"session {sid} is still running; review it when it has finished")
     bus = KnowledgeBus.load(sid, session.path)
     theory = bus.get_theory_state()
-    paper = bus.get("paper")
+    paper = bus.get(PAPER)
     if theory is None:
         raise BadInputError(f"session {sid} has no readable theory state: there is no paper to review")
     if not isinstance(paper, PaperOutput) or not paper.tex_file or not (session.path / paper.tex_file).is_file():
@@ -115,8 +115,9 @@ def load_facts(session: SessionDir, store: ReviewStore | None = None) -> PaperFa
     experiment = experiment_view(bus.get_experiment_result(), session.path)
     notes: list[str] = []
     revisions = store.revisions()
-    cached = bus.get(PROSE_CACHE_KEY)
-    recorded = isinstance(cached, dict) and isinstance(cached.get("prose"), dict)
+    cached = bus.get(WRITER_PROSE)
+    recorded_prose = cached.get("prose") if isinstance(cached, dict) else None
+    recorded = isinstance(recorded_prose, dict)
     if revisions:
         version = revisions[-1]
         prose = dict(version.prose)
@@ -132,7 +133,7 @@ def load_facts(session: SessionDir, store: ReviewStore | None = None) -> PaperFa
             notes=list(paper.notes),
         )
         version.tex_file = version.tex_file or files["tex_file"]
-        prose = {str(k): str(v or "") for k, v in cached["prose"].items()} if recorded else {}
+        prose = {str(k): str(v or "") for k, v in recorded_prose.items()} if recorded_prose else {}
         if not recorded:
             notes.append("this session did not record the paper's prose; answers rest on the records and paper.md only")
     doc = build_doc(theory, plan, experiment, prose)

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from eurekaclaw.agents.base import BaseAgent, render_prompt
 from eurekaclaw.model_text import for_display
+from eurekaclaw.review.agent import review_stage
 from eurekaclaw.review.claims import ALL, THEOREM, ClaimChecker
 from eurekaclaw.review.facts import PROOF_EXCERPT, PaperFacts, paper_markdown
 from eurekaclaw.review.history import ReviewStore
@@ -179,7 +180,6 @@ async def answer_question(
 ) -> Answer:
     """Ask, check, and record one question. LLM and budget errors propagate (nothing recorded)."""
     from eurekaclaw.errors import BadInputError
-    from eurekaclaw.review.agent import review_stage
 
     question = " ".join((question or "").split())
     if not question:

@@ -25,11 +25,12 @@ from eurekaclaw.agents.base import AgentContext, Services
 from eurekaclaw.agents.evaluate.session import REPORT_FILE
 from eurekaclaw.agents.views import lemma_views, theorem_view
 from eurekaclaw.agents.writer.repair import BIB_NAME, TEX_NAME
-from eurekaclaw.agents.writer.stage import BUILD_DIR, MD_NAME, PDF_NAME, PROSE_CACHE_KEY
+from eurekaclaw.agents.writer.stage import BUILD_DIR, MD_NAME, PDF_NAME
 from eurekaclaw.domains import discover_plugins
 from eurekaclaw.errors import EurekaError, StageFailedError
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
-from eurekaclaw.orchestrator.rerun import RerunFailed, rerun_stages
+from eurekaclaw.knowledge_bus.keys import EVAL_REPORT, INPUT_SPEC, PAPER, WRITER_PROSE
+from eurekaclaw.orchestrator.rerun import RerunFailed, after_paper, rerun_stages
 from eurekaclaw.orchestrator.session_setup import build_tools
 from eurekaclaw.review.agent import STAGE as REVIEW_STAGE
 from eurekaclaw.review.facts import PaperFacts
@@ -42,8 +43,9 @@ from eurekaclaw.types.tasks import InputSpec
 
 # What a re-run may change in the session, besides the paper (which becomes paper_v<n>).
 RECORDS = ("theory_state.json", "experiment_result.json", "regret_curves.csv", REPORT_FILE)
-# Run after the scope's stages: the revised paper is scored again (never Learn, see above).
-AFTER = ("evaluate",)
+# Run after the scope's stages: the revised paper is scored again (never Learn, see above);
+# derived from the stage graph's declarations: ("evaluate",).
+AFTER = after_paper()
 # Not copied into the work copy: logs the work copy must not grow, and earlier papers.
 SKIPPED = {SessionDir.LLM_LOG, SessionDir.EVENTS, SessionDir.PID, SessionDir.PAUSE_REQUEST, SessionDir.CHECKPOINT}
 
@@ -168,7 +170,7 @@ def work_context(review_ctx: AgentContext, work: SessionDir, bus: KnowledgeBus, 
 
 
 def input_spec(bus: KnowledgeBus, work: SessionDir) -> InputSpec:
-    spec = bus.get("input_spec")
+    spec = bus.get(INPUT_SPEC)
     if isinstance(spec, InputSpec):
         return spec
     meta = work.load_meta()
@@ -250,7 +252,7 @@ async def restage_paper(
             raise RerunFailed("the re-run left no theory state")
         if "theory" in scope.stages and (lost := lost_work(facts.theory, after, scope)):
             raise RerunFailed(lost)
-        paper = bus.get("paper")
+        paper = bus.get(PAPER)
         if not isinstance(paper, PaperOutput) or paper.compile_error:
             why = paper.compile_error if isinstance(paper, PaperOutput) else "no paper written"
             copy.keep_build_log()
@@ -325,12 +327,12 @@ def _new_version(
     written: dict[str, str],
 ) -> PaperVersion:
     """versions.json's entry for version <number>; the outcome gets its changes and notes."""
-    cached = bus.get(PROSE_CACHE_KEY)
+    cached = bus.get(WRITER_PROSE)
     prose = {str(k): str(v or "") for k, v in (cached.get("prose") or {}).items()} if isinstance(cached, dict) else {}
     outcome.levels = level_view(after)
     outcome.changes = record_changes(level_view(facts.theory), outcome.levels) + diff_summary(facts.doc.prose, prose)
     outcome.notes = list(dict.fromkeys(outcome.notes + list(paper.notes)))
-    report = bus.get("eval_report")
+    report = bus.get(EVAL_REPORT)
     score = report.total if isinstance(report, EvalReport) else None
     if score is not None:
         outcome.notes.append(
@@ -357,12 +359,12 @@ def _new_version(
 def _label_report(bus: KnowledgeBus, number: int, base: int) -> None:
     """The re-run's report says which paper version it scores (the first note, shown by
     `eval-session`), so it is never mistaken for version <base>'s."""
-    report = bus.get("eval_report")
+    report = bus.get(EVAL_REPORT)
     if not isinstance(report, EvalReport):
         raise RerunFailed("the evaluation left no report")
     report.notes.insert(0, f"scores paper version {number} (a review --revise of version {base})")
     report.paper_version = number
-    bus.put("eval_report", report)
+    bus.put(EVAL_REPORT, report)
 
 
 class CommitBroken(OSError):

@@ -34,6 +34,7 @@ from eurekaclaw.agents.writer.render import render_tex
 from eurekaclaw.agents.writer.repair import compile_with_repair, copy_pdf
 from eurekaclaw.errors import BadInputError
 from eurekaclaw.model_text import quarantine
+from eurekaclaw.review.agent import review_stage
 from eurekaclaw.review.facts import PaperFacts
 from eurekaclaw.review.history import REVIEW_DIR, PaperVersion, ReviewStore, version_files
 from eurekaclaw.store.files import atomic_write_text
@@ -212,8 +213,6 @@ async def revise_paper(
 ) -> RevisionOutcome:
     """One prose revision (the writer only). Model and budget errors propagate before anything
     is written."""
-    from eurekaclaw.review.agent import review_stage
-
     feedback = checked_feedback(facts, feedback)
     store = store or ReviewStore(facts.session.path)
     outcome = RevisionOutcome(

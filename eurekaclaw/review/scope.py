@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from eurekaclaw.agents.base import BaseAgent, render_prompt
 from eurekaclaw.config import Settings
 from eurekaclaw.errors import LLMAuthError, LLMFatalError, LLMOutputError, LLMRetryableError
+from eurekaclaw.review.agent import review_stage
 from eurekaclaw.review.claims import ClaimChecker
 from eurekaclaw.review.facts import PaperFacts
 
@@ -149,8 +150,6 @@ def scope_prompt(facts: PaperFacts, feedback: str) -> str:
 async def decide_scope(agent: BaseAgent, facts: PaperFacts, feedback: str) -> RevisionScope:
     """The model's decision, validated; the rules when the reply is unusable or the call failed
     (budget and authentication errors propagate: they end the review)."""
-    from eurekaclaw.review.agent import review_stage
-
     request = agent.request(
         scope_prompt(facts, feedback), output=ScopeReply, system=render_prompt("review_scope_system"), max_tokens=400
     )

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from eurekaclaw import sandbox
-from eurekaclaw.sandbox import SandboxUnavailable  # noqa: F401 - re-exported for callers
+from eurekaclaw.sandbox import SandboxUnavailable as SandboxUnavailable  # re-exported for callers
 
 Isolation = Literal["bubblewrap", "none"]
 MEMORY_EXIT = sandbox.MEMORY_EXIT

@@ -1,9 +1,9 @@
-"""Sessions, pipeline progress and agent task results."""
+"""Sessions, pipeline progress and what a run returns."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
@@ -46,7 +46,8 @@ class InputSpec(Model):
 
 
 class StageRecord(Model):
-    name: StageName
+    # any registered stage (orchestrator/stages.py), not only the built-ins of StageName
+    name: str
     status: StageStatus = "pending"
     reason: str = ""
     attempts: int = 0
@@ -81,22 +82,6 @@ class SessionMeta(Artifact):
     output_dir: str | None = None
     cost_usd: float = 0.0
     theory_status: str | None = None
-
-
-class Task(Model):
-    """What the orchestrator asks an agent to do."""
-
-    stage: str
-    description: str = ""
-    inputs: dict[str, Any] = Field(default_factory=dict)
-
-
-class TaskResult(Model):
-    success: bool
-    summary: str = ""
-    outputs: dict[str, Any] = Field(default_factory=dict)
-    error: str | None = None
-    partial: bool = False
 
 
 class ResearchOutput(Model):

@@ -1,6 +1,7 @@
 """`eurekaclaw ui`: serve the local web app (token-guarded, 127.0.0.1 unless told otherwise)."""
 
-from __future__ import annotations
+# Annotations are objects here, not strings (no `from __future__ import annotations`): Typer
+# reads the command signatures at every start and would compile and evaluate each string twice.
 
 from typing import Annotated
 

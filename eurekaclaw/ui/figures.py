@@ -69,7 +69,7 @@ def _float(text: str | None) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _rows(path: Path) -> csv.DictReader | None:
+def _rows(path: Path) -> csv.DictReader[str] | None:
     try:
         if path.stat().st_size > MAX_BYTES:
             return None

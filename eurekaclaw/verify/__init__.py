@@ -1,5 +1,6 @@
 """Mechanical verification: machine-checkable claims, a numeric falsifier, SMT (Z3/cvc5) and
 Coq/Lean proof checking. docs/verification.md describes the claim language and the verdicts.
+The checkers are listed once, in registry.py (entry-point group `eurekaclaw.checkers`).
 
 Names are imported on first use (PEP 562), so the SMT worker, which needs only the parser,
 does not pay for scipy at start-up. The statement generators live in their own modules and are

@@ -1,17 +1,13 @@
-"""available_checkers: which verification tools this machine has, for `eurekaclaw doctor`.
-Only local probes (imports, `--version`); never the network."""
+"""available_checkers: the registered checkers (registry.py) and whether this machine can run
+them, for `eurekaclaw doctor`; entry points that did not become checkers are listed with the
+reason. Only local probes (imports, `--version`); never the network."""
 
 from __future__ import annotations
 
-import importlib.metadata
-import importlib.util
-import shutil
-
 from pydantic import BaseModel
 
-from eurekaclaw.verify.coq import COQ_ALLOWED_AXIOMS, coq_version
-from eurekaclaw.verify.formal import tool_version
-from eurekaclaw.verify.lean import LEAN_ALLOWED_AXIOMS
+from eurekaclaw.verify import registry
+from eurekaclaw.verify.checker import Checker
 
 
 class CheckerInfo(BaseModel):
@@ -19,74 +15,40 @@ class CheckerInfo(BaseModel):
     available: bool
     version: str | None = None
     detail: str = ""
+    display_name: str = ""
+    kind: str = ""  # "numeric" | "smt" | "formal"; "" for an entry point that is not a checker
+    source: str = ""  # "built-in", or the entry point ("module:attribute") of a third-party checker
+    problem: bool = False  # an entry point that was not loaded, or refused
 
 
-def _dist_version(dist: str) -> str | None:
+def _probe(chk: Checker, source: str) -> CheckerInfo:
     try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
+        found = bool(chk.available())
+        return CheckerInfo(
+            name=chk.name,
+            available=found,
+            version=chk.version() if found else None,
+            detail=chk.detail(),
+            display_name=chk.display_name,
+            kind=chk.kind,
+            source=source,
+        )
+    except Exception as exc:  # a third-party probe that crashes is reported, not raised
+        return CheckerInfo(
+            name=chk.name,
+            available=False,
+            detail=f"its availability probe failed: {type(exc).__name__}: {exc}",
+            display_name=chk.display_name,
+            kind=chk.kind,
+            source=source,
+            problem=True,
+        )
 
 
 def available_checkers() -> list[CheckerInfo]:
-    out: list[CheckerInfo] = []
-    numeric = {m: _dist_version(m) for m in ("sympy", "numpy", "scipy")}
-    missing = [m for m, v in numeric.items() if v is None]
-    out.append(
-        CheckerInfo(
-            name="falsifier",
-            available=not missing,
-            version=", ".join(f"{m} {v}" for m, v in numeric.items() if v),
-            detail=(
-                "numeric counterexample search (evidence only, never a proof)"
-                if not missing
-                else f"missing: {', '.join(missing)}"
-            ),
-        )
-    )
-    z3_found = importlib.util.find_spec("z3") is not None
-    out.append(
-        CheckerInfo(
-            name="z3",
-            available=z3_found,
-            version=_dist_version("z3-solver") if z3_found else None,
-            detail="SMT proofs of claims (level smt)" if z3_found else "pip install z3-solver (extra: smt)",
-        )
-    )
-    cvc5_found = importlib.util.find_spec("cvc5") is not None
-    out.append(
-        CheckerInfo(
-            name="cvc5",
-            available=cvc5_found,
-            version=_dist_version("cvc5") if cvc5_found else None,
-            detail="optional second SMT opinion" if cvc5_found else "optional second SMT opinion (pip install cvc5)",
-        )
-    )
-    coq_found = shutil.which("coqc") is not None
-    out.append(
-        CheckerInfo(
-            name="coqc",
-            available=coq_found,
-            version=coq_version() if coq_found else None,
-            detail=(
-                f"Coq proofs (level formal); allowed axioms: {', '.join(sorted(COQ_ALLOWED_AXIOMS))}"
-                if coq_found
-                else "install Coq (Debian: apt-get install coq) for level formal"
-            ),
-        )
-    )
-    for exe, what in (
-        ("lean", "Lean 4 proofs (level formal)"),
-        ("lake", "Lean projects with Mathlib (LEAN_PROJECT_DIR)"),
-    ):
-        found = shutil.which(exe) is not None
-        detail = f"{what}; allowed axioms: {', '.join(sorted(LEAN_ALLOWED_AXIOMS))}" if exe == "lean" else what
-        out.append(
-            CheckerInfo(
-                name=exe,
-                available=found,
-                version=tool_version(exe) if found else None,
-                detail=detail if found else f"not on PATH ({what}; install with elan)",
-            )
-        )
+    reg = registry.current()
+    out = [_probe(e.checker, "built-in" if e.builtin else e.source) for e in reg.entries]
+    out += [
+        CheckerInfo(name=p.name, available=False, detail=p.detail, source=p.source, problem=True) for p in reg.problems
+    ]
     return out

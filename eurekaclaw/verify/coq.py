@@ -34,11 +34,11 @@ import shutil
 from pathlib import Path
 
 from eurekaclaw.types.artifacts import CheckResult, Claim
+from eurekaclaw.verify.checker import FormalProof, Requirement
 from eurekaclaw.verify.coq_answer import describe, split_coq_answer, unclosed
 from eurekaclaw.verify.coq_refusals import coq_prefix, coqlib, refusals, require_problems
 from eurekaclaw.verify.formal import (
     GATE_MODULE,
-    MAX_DETAIL_CHARS,
     PROOF_MODULE,
     STATEMENT_MODULE,
     ClaimFiles,
@@ -47,11 +47,12 @@ from eurekaclaw.verify.formal import (
     Prover,
     Recheck,
     blank_coq,
-    check_claim_proof,
     find_forbidden,
     statement_for_proof,
     tool_version,
 )
+from eurekaclaw.verify.limits import CheckLimits
+from eurekaclaw.verify.proof_assistant import Answer, ProofAssistant, ProofSystem
 
 COQ_ALLOWED_AXIOMS = frozenset(
     {
@@ -174,10 +175,6 @@ def _sandbox_paths() -> tuple[str, ...]:
     return tuple(paths)
 
 
-def _result(verdict: str, detail: str) -> CheckResult:
-    return CheckResult(checker="coq", verdict=verdict, detail=detail, version=coq_version())  # type: ignore[arg-type]
-
-
 def _scan(parts: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...], *, requires: bool) -> list[str]:
     """The refusals in each (name, text, extra patterns) part, Requires only when `requires`
     (the stdlib allow-list needs the Coq installation to read)."""
@@ -195,56 +192,47 @@ def _scan(parts: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...], *, re
     return hits
 
 
-def _answer_parts(proof_script: str, helpers: str) -> tuple[str, str, str]:
-    """(helpers, script, note): a whole-file answer taken apart (coq_answer), else the script
-    without our own Proof./Qed."""
+def _parts(answer: Answer) -> tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...]:
+    return (("helpers", answer.helpers, ()), ("script", answer.script, _SCRIPT_FORBIDDEN))
+
+
+def _take_apart(proof_script: str, helpers: str) -> Answer:
+    """A whole-file answer taken apart (coq_answer), else the script without our own
+    Proof./Qed."""
     if (name := unclosed(split_coq_answer(helpers))) is not None:
         raise ProofRejected(
             "failed", f"rejected before compiling: {name} in the helpers is not closed by Qed or Defined"
         )
     answer = split_coq_answer(proof_script)
     if not answer.changed:
-        return helpers, _strip_script(proof_script), ""
+        return Answer(helpers, _strip_script(proof_script))
     if (name := unclosed(answer)) is not None:
         raise ProofRejected("failed", f"rejected before compiling: {name} is not closed by Qed or Defined")
     joined = "\n".join(p for p in (answer.requires, helpers.strip("\n"), answer.helpers) if p.strip())
-    return joined, _strip_script(answer.script), describe(answer)
+    return Answer(joined, _strip_script(answer.script), describe(answer))
 
 
-def coq_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeout_s: float = 60.0) -> CheckResult:
-    """passed only if coqc proves the statement generated from `claim` with `proof_script`
-    (tactics, run between our `Proof.` and `Qed.`) after `helpers` (lemmas and definitions placed
-    before the theorem), using no axiom outside COQ_ALLOWED_AXIOMS, and (where it is installed)
-    coqchk accepts the compiled files. A whole-file answer is taken apart first (coq_answer).
-    Forbidden commands (coq_refusals) are "failed" before anything runs; a claim without a Coq
-    translation is "skipped"; no coqc is "no_checker"; a timeout is "unknown"; a wrong or
-    rejected proof is "failed" with the reason (compiler messages included, for the Refiner)."""
-    try:
-        helpers, script, taken_apart = _answer_parts(proof_script, helpers)
-    except ProofRejected as exc:
-        return _result(exc.verdict, exc.detail)
-    parts = (("helpers", helpers, ()), ("script", script, _SCRIPT_FORBIDDEN))
-    hits = _scan(parts, requires=False)
-    if hits:
-        return _result("failed", "rejected before compiling: " + ", ".join(hits))
+def _runnable(limits: CheckLimits) -> None:
     if shutil.which("coqc") is None:
-        return _result("no_checker", "coqc is not on PATH")
+        raise ProofRejected("no_checker", "coqc is not on PATH")
     from eurekaclaw import sandbox
 
     if not sandbox.status().available:
-        return _result("no_checker", f"Coq checks are off: coqc runs only in the sandbox ({sandbox.status().reason})")
-    hits = _scan(parts, requires=True)
-    if hits:
-        return _result("failed", "rejected before compiling: " + ", ".join(hits))
+        raise ProofRejected(
+            "no_checker", f"Coq checks are off: coqc runs only in the sandbox ({sandbox.status().reason})"
+        )
+
+
+def _statement(claim: Claim, answer: Answer) -> str:
     # Imported here: the translator pulls in sympy, which `eurekaclaw doctor` does not need.
     from eurekaclaw.verify.coq_statement import coq_statement
     from eurekaclaw.verify.coq_terms import CoqUntranslatable
 
-    try:
-        statement = statement_for_proof(claim, coq_statement, CoqUntranslatable, "Coq", script, helpers)
-    except ProofRejected as exc:
-        return _result(exc.verdict, exc.detail)
-    prover = Prover(
+    return statement_for_proof(claim, coq_statement, CoqUntranslatable, "Coq", answer.script, answer.helpers)
+
+
+def _prover(limits: CheckLimits) -> Prover:
+    return Prover(
         checker="coq",
         executable="coqc",
         version=coq_version(),
@@ -256,10 +244,17 @@ def coq_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeo
         recheck=_coqchk(),
         recheck_missing="coqchk was not run (not installed): the proof rests on coqc alone",
     )
-    result = check_claim_proof(prover, coq_files(statement, helpers, script), timeout_s=timeout_s)
-    if taken_apart:
-        result = result.model_copy(update={"detail": f"{result.detail}\n({taken_apart})"[:MAX_DETAIL_CHARS]})
-    return result
+
+
+def coq_check_claim(claim: Claim, proof_script: str, *, helpers: str = "", timeout_s: float = 60.0) -> CheckResult:
+    """passed only if coqc proves the statement generated from `claim` with `proof_script`
+    (tactics, run between our `Proof.` and `Qed.`) after `helpers` (lemmas and definitions placed
+    before the theorem), using no axiom outside COQ_ALLOWED_AXIOMS, and (where it is installed)
+    coqchk accepts the compiled files. A whole-file answer is taken apart first (coq_answer).
+    Forbidden commands (coq_refusals) are "failed" before anything runs; a claim without a Coq
+    translation is "skipped"; no coqc is "no_checker"; a timeout is "unknown"; a wrong or
+    rejected proof is "failed" with the reason (compiler messages included, for the Refiner)."""
+    return COQ.check_proof(claim, FormalProof(proof_script, helpers), CheckLimits(formal_timeout_s=timeout_s))
 
 
 # --------------------------------------------------------------------------------------------
@@ -309,3 +304,36 @@ def coq_version() -> str | None:
         return None
     m = re.search(r"version\s+(\S+)", line)
     return m.group(1) if m else line
+
+
+def _text_refusals(answer: Answer) -> list[str]:
+    return _scan(_parts(answer), requires=False)
+
+
+def _installed_refusals(answer: Answer) -> list[str]:
+    return _scan(_parts(answer), requires=True)
+
+
+COQ = ProofAssistant(
+    ProofSystem(
+        name="coq",
+        display_name="Coq",
+        language="Coq",
+        requirements=(
+            Requirement("coqc", "formal proofs (Coq); install Debian package `coq`"),
+            Requirement("coqchk", "independent re-check of compiled Coq proofs (comes with Coq)", needed=False),
+        ),
+        purpose="Coq proofs (level formal)",
+        install="install Coq (Debian: apt-get install coq) for level formal",
+        allowed_axioms=COQ_ALLOWED_AXIOMS,
+        version=coq_version,
+        take_apart=_take_apart,
+        runnable=_runnable,
+        statement=_statement,
+        files=lambda statement, answer: coq_files(statement, answer.helpers, answer.script),
+        prover=_prover,
+        text_refusals=_text_refusals,
+        installed_refusals=_installed_refusals,
+        order=10,
+    )
+)

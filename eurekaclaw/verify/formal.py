@@ -59,7 +59,7 @@ class ToolRun:
 class ProofRejected(Exception):
     """A proof turned away before any compiler runs: the verdict and the reason."""
 
-    def __init__(self, verdict: str, detail: str) -> None:
+    def __init__(self, verdict: CheckVerdict, detail: str) -> None:
         super().__init__(detail)
         self.verdict, self.detail = verdict, detail
 

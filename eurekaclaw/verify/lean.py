@@ -33,9 +33,9 @@ import shutil
 from pathlib import Path
 
 from eurekaclaw.types.artifacts import CheckResult, Claim
+from eurekaclaw.verify.checker import FormalProof, Requirement
 from eurekaclaw.verify.formal import (
     GATE_MODULE,
-    MAX_DETAIL_CHARS,
     PROOF_MODULE,
     STATEMENT_MODULE,
     ClaimFiles,
@@ -43,12 +43,13 @@ from eurekaclaw.verify.formal import (
     ProofRejected,
     Prover,
     blank_lean,
-    check_claim_proof,
     find_forbidden,
     statement_for_proof,
     tool_version,
 )
 from eurekaclaw.verify.lean_answer import describe, split_lean_answer
+from eurekaclaw.verify.limits import CheckLimits
+from eurekaclaw.verify.proof_assistant import Answer, ProofAssistant, ProofSystem
 
 LEAN_ALLOWED_AXIOMS = frozenset({"propext", "Classical.choice", "Quot.sound"})
 
@@ -168,8 +169,96 @@ def lean_files(statement: str, helpers: str, script: str) -> ClaimFiles:
     )
 
 
-def _result(verdict: str, detail: str) -> CheckResult:
-    return CheckResult(checker="lean", verdict=verdict, detail=detail, version=tool_version("lean"))  # type: ignore[arg-type]
+def _take_apart(proof_script: str, helpers: str) -> Answer:
+    answer = split_lean_answer(proof_script)
+    if not answer.changed:
+        return Answer(helpers, _strip_script(proof_script))
+    # a whole file: its theorems become helpers, the script closes from them
+    joined = "\n\n".join(p for p in (helpers.strip("\n"), answer.helpers) if p.strip())
+    return Answer(joined, _strip_script(answer.script), describe(answer))
+
+
+def _runnable(limits: CheckLimits) -> None:
+    if shutil.which("lean") is None:
+        raise ProofRejected("no_checker", "lean is not on PATH")
+    if limits.lean_project_dir is None:
+        raise ProofRejected("no_checker", "claims need Mathlib: set LEAN_PROJECT_DIR to a Lake project with Mathlib")
+    if shutil.which("lake") is None:
+        raise ProofRejected("no_checker", "lake is not on PATH (needed for lean_project_dir)")
+    project = Path(limits.lean_project_dir)
+    if not (project / "lakefile.lean").exists() and not (project / "lakefile.toml").exists():
+        raise ProofRejected("error", f"{project} is not a Lake project (no lakefile)")
+
+
+def _statement(claim: Claim, answer: Answer) -> str:
+    from eurekaclaw.verify.lean_statement import LeanUntranslatable, lean_statement
+
+    return statement_for_proof(claim, lean_statement, LeanUntranslatable, "Lean", answer.script, answer.helpers)
+
+
+def _statement_refusals(answer: Answer) -> list[str]:
+    hits: list[str] = []
+    # A script that dedents out of the `by` block only adds declarations, which the same scan
+    # covers as if they were helpers.
+    for part, text in (("helpers", answer.helpers), ("script", answer.script)):
+        try:
+            hits += [f"{hit} in the {part}" for hit in _forbidden(blank_lean(text))]
+        except LexError as exc:
+            hits.append(f"{exc} in the {part}")
+    return hits
+
+
+def _argv(work: Path, name: str) -> list[str]:
+    out = ["-o", str(work / name.replace(".lean", ".olean"))] if name != f"{GATE_MODULE}.lean" else []
+    return ["lake", "env", "lean", *out, str(work / name)]
+
+
+def _env(work: Path) -> dict[str, str]:
+    # lake env prepends the project's paths to LEAN_PATH; ours lets the gate import the two
+    # modules compiled into the work directory.
+    return {**os.environ, "LEAN_PATH": os.pathsep.join(p for p in (str(work), os.environ.get("LEAN_PATH")) if p)}
+
+
+def _prover(limits: CheckLimits) -> Prover:
+    assert limits.lean_project_dir is not None  # _runnable refused the check otherwise
+    return Prover(
+        checker="lean",
+        executable="lean",
+        version=tool_version("lean"),
+        argv=_argv,
+        parse_report=_parse_gate,
+        allowed=LEAN_ALLOWED_AXIOMS,
+        cwd=Path(limits.lean_project_dir),
+        env=_env,
+    )
+
+
+def _lean_version() -> str | None:
+    return tool_version("lean")
+
+
+LEAN = ProofAssistant(
+    ProofSystem(
+        name="lean",
+        display_name="Lean",
+        language="Lean",
+        requirements=(
+            Requirement("lean", "formal proofs (Lean 4); install elan + a toolchain"),
+            Requirement("lake", "Lean projects with Mathlib (LEAN_PROJECT_DIR)"),
+        ),
+        purpose="Lean 4 proofs (level formal) in the Lake project with Mathlib set as LEAN_PROJECT_DIR",
+        install="lean and lake are not on PATH (Lean 4 proofs, level formal; install with elan)",
+        allowed_axioms=LEAN_ALLOWED_AXIOMS,
+        version=_lean_version,
+        take_apart=_take_apart,
+        runnable=_runnable,
+        statement=_statement,
+        files=lambda statement, answer: lean_files(statement, answer.helpers, answer.script),
+        prover=_prover,
+        statement_refusals=_statement_refusals,
+        order=20,
+    )
+)
 
 
 def lean_check_claim(
@@ -179,56 +268,5 @@ def lean_check_claim(
     tactics of `:= by`) after `helpers`, using only propext, Classical.choice and Quot.sound.
     Needs `project_dir`, a Lake project with Mathlib; without it (or without lean/lake) the
     verdict is "no_checker". A claim without a Lean translation is "skipped"."""
-    if shutil.which("lean") is None:
-        return _result("no_checker", "lean is not on PATH")
-    if project_dir is None:
-        return _result("no_checker", "claims need Mathlib: set LEAN_PROJECT_DIR to a Lake project with Mathlib")
-    if shutil.which("lake") is None:
-        return _result("no_checker", "lake is not on PATH (needed for lean_project_dir)")
-    project = Path(project_dir)
-    if not (project / "lakefile.lean").exists() and not (project / "lakefile.toml").exists():
-        return _result("error", f"{project} is not a Lake project (no lakefile)")
-    from eurekaclaw.verify.lean_statement import LeanUntranslatable, lean_statement
-
-    answer = split_lean_answer(proof_script)
-    if answer.changed:  # a whole file: its theorems become helpers, the script closes from them
-        helpers = "\n\n".join(p for p in (helpers.strip("\n"), answer.helpers) if p.strip())
-    script = _strip_script(answer.script if answer.changed else proof_script)
-    try:
-        statement = statement_for_proof(claim, lean_statement, LeanUntranslatable, "Lean", script, helpers)
-    except ProofRejected as exc:
-        return _result(exc.verdict, exc.detail)
-    hits: list[str] = []
-    # A script that dedents out of the `by` block only adds declarations, which the same scan
-    # covers as if they were helpers.
-    for part, text in (("helpers", helpers), ("script", script)):
-        try:
-            hits += [f"{hit} in the {part}" for hit in _forbidden(blank_lean(text))]
-        except LexError as exc:
-            hits.append(f"{exc} in the {part}")
-    if hits:
-        return _result("failed", "rejected before compiling: " + ", ".join(hits))
-
-    def argv(work: Path, name: str) -> list[str]:
-        out = ["-o", str(work / name.replace(".lean", ".olean"))] if name != f"{GATE_MODULE}.lean" else []
-        return ["lake", "env", "lean", *out, str(work / name)]
-
-    def env(work: Path) -> dict[str, str]:
-        # lake env prepends the project's paths to LEAN_PATH; ours lets the gate import the two
-        # modules compiled into the work directory.
-        return {**os.environ, "LEAN_PATH": os.pathsep.join(p for p in (str(work), os.environ.get("LEAN_PATH")) if p)}
-
-    prover = Prover(
-        checker="lean",
-        executable="lean",
-        version=tool_version("lean"),
-        argv=argv,
-        parse_report=_parse_gate,
-        allowed=LEAN_ALLOWED_AXIOMS,
-        cwd=project,
-        env=env,
-    )
-    result = check_claim_proof(prover, lean_files(statement, helpers, script), timeout_s=timeout_s)
-    if answer.changed:
-        result = result.model_copy(update={"detail": f"{result.detail}\n({describe(answer)})"[:MAX_DETAIL_CHARS]})
-    return result
+    limits = CheckLimits(formal_timeout_s=timeout_s, lean_project_dir=project_dir)
+    return LEAN.check_proof(claim, FormalProof(proof_script, helpers), limits)

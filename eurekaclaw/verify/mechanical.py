@@ -1,7 +1,8 @@
 """run_mechanical_checks: every machine check that applies to one lemma, concurrently, without
 blocking the event loop; and the two questions the theory loop asks of the results —
-how strong is the evidence (mechanical_level) and was the claim refuted (refuted). The claim's
-own checks are a portfolio (portfolio.py): the first decisive answer stops the other solver, and
+how strong is the evidence (mechanical_level) and was the claim refuted (refuted). Which
+checkers exist, and what kind each is, comes from the registry (registry.py). The claim's own
+checks are a portfolio (portfolio.py): the first decisive answer stops the other solver, and
 inside a `claim_check_session()` an identical claim is checked once.
 
 Status invariant (DESIGN §3): a refuted claim is never recorded as proven, so
@@ -11,113 +12,57 @@ mechanical_level returns None whenever any check holds a confirmed counterexampl
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import time
-from pathlib import Path
-from typing import Any, Literal
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
 
 from eurekaclaw.types.artifacts import CheckResult, Claim, VerificationLevel
-from eurekaclaw.verify.coq import coq_check_claim
+from eurekaclaw.verify import registry
+from eurekaclaw.verify.checker import FormalProof
 from eurekaclaw.verify.exact import parsed_for
 from eurekaclaw.verify.grammar import ClaimError
-from eurekaclaw.verify.lean import lean_check_claim
+from eurekaclaw.verify.limits import CheckLimits
 from eurekaclaw.verify.portfolio import ClaimCheckCache, check_claim, session_cache
 
-FORMAL_CHECKERS = ("coq", "lean")
-SMT_CHECKERS = ("z3", "cvc5")
+if TYPE_CHECKING:
+    from eurekaclaw.config import Settings
 
-
-def _setting(settings: Any, name: str, default: Any) -> Any:
-    return getattr(settings, name, default) if settings is not None else default
+DEFAULT_FORMAL = "coq"  # the proof assistant a formal proof is for when the caller does not say
 
 
 async def run_mechanical_checks(
     claim: Claim | None,
     *,
-    settings: Any = None,
+    settings: Settings | None = None,
+    limits: CheckLimits | None = None,
     formal_proof: str | None = None,
     formal_helpers: str | None = None,
-    formal_system: Literal["coq", "lean"] | None = None,
+    formal_system: str | None = None,
     seed: int = 0,
     portfolio: bool = True,
     cache: ClaimCheckCache | None = None,
 ) -> list[CheckResult]:
-    """Falsifier + z3 (+ cvc5) on the claim and, when a formal proof is given, coqc or lean
-    checking that proof against the statement generated from THE CLAIM (formal_system "coq" by
-    default), all concurrently. `formal_proof` is the tactic script, `formal_helpers` optional
-    lemmas placed before the theorem. Checkers that are not installed appear with verdict
-    "no_checker"; an unparseable claim gives one "error" result from checker "claim"; a formal
-    proof without a (parseable) claim checks nothing and is "skipped"; with nothing to check,
-    one "no_checker". `portfolio=False` waits for every checker (the previous behaviour, kept
-    for the benchmark); `cache` defaults to the session's (`claim_check_session()`), if any."""
-    jobs: list[Any] = []
+    """The numeric and SMT checkers on the claim and, when a formal proof is given, the formal
+    checker `formal_system` ("coq" by default) checking that proof against the statement
+    generated from THE CLAIM, all concurrently. `formal_proof` is the tactic script,
+    `formal_helpers` optional lemmas placed before the theorem. `limits` (else read once from
+    `settings`, else Settings' defaults) bounds every checker. Checkers that cannot run here
+    appear with verdict "no_checker"; an unparseable claim gives one "error" result from checker
+    "claim"; a formal proof without a (parseable) claim checks nothing and is "skipped"; with
+    nothing to check, one "no_checker". `portfolio=False` waits for every checker (the previous
+    behaviour, kept for the benchmark); `cache` defaults to the session's
+    (`claim_check_session()`), if any."""
+    limits = limits if limits is not None else CheckLimits.from_settings(settings)
     results: list[CheckResult] = []
-    system = formal_system or "coq"
-    has_proof = formal_proof is not None and bool(formal_proof.strip())
-    claim_ok = False
-    if claim is not None:
-        try:
-            parsed_for(claim)
-        except ClaimError as exc:
-            results.append(CheckResult(checker="claim", verdict="error", detail=f"claim does not parse: {exc}"))
-        else:
-            claim_ok = True
-            budget = float(_setting(settings, "falsifier_budget_s", 2.0))
-            smt_timeout = float(_setting(settings, "smt_timeout_s", 10.0))
-            cvc5 = importlib.util.find_spec("cvc5") is not None
-            jobs.append(
-                check_claim(
-                    claim,
-                    seed=seed,
-                    budget_s=budget,
-                    smt_timeout_s=smt_timeout,
-                    solvers=SMT_CHECKERS if cvc5 else ("z3",),
-                    portfolio=portfolio,
-                    cache=cache if cache is not None else session_cache(),
-                )
-            )
-            if not cvc5:
-                results.append(
-                    CheckResult(
-                        checker="cvc5",
-                        verdict="no_checker",
-                        detail="optional second SMT opinion; the cvc5 Python module is not installed",
-                    )
-                )
-    if has_proof and system not in FORMAL_CHECKERS:
-        results.append(
-            CheckResult(checker="formal", verdict="error", detail=f"unknown formal_system {system!r} (coq or lean)")
-        )
-    elif has_proof and claim is None:
-        # The statement a proof is checked against comes from the claim; without one, a proof
-        # could prove anything (`1 + 1 = 2`), so it is not evidence of anything.
-        results.append(
-            CheckResult(
-                checker=system, verdict="skipped", detail="a formal proof without a claim checks nothing; ignored"
-            )
-        )
-    elif has_proof and not claim_ok:
-        results.append(
-            CheckResult(
-                checker=system,
-                verdict="skipped",
-                detail="the claim does not parse, so there is no statement to check the formal proof against",
-            )
-        )
-    elif has_proof:
-        assert claim is not None and formal_proof is not None
-        timeout = float(_setting(settings, "formal_timeout_s", 60.0))
-        helpers = formal_helpers or ""
-        if system == "coq":
-            jobs.append(asyncio.to_thread(coq_check_claim, claim, formal_proof, helpers=helpers, timeout_s=timeout))
-        else:
-            project = _setting(settings, "lean_project_dir", None)
-            project_dir = Path(project).expanduser() if project else None
-            jobs.append(
-                asyncio.to_thread(
-                    lean_check_claim, claim, formal_proof, helpers=helpers, timeout_s=timeout, project_dir=project_dir
-                )
-            )
+    jobs: list[Awaitable[Any]] = []
+    claim_ok = claim is not None and _parses(claim, results)
+    if claim is not None and claim_ok:
+        jobs.append(_claim_checks(claim, limits, seed, portfolio, cache, results))
+    if formal_proof is not None and formal_proof.strip():
+        proof = FormalProof(formal_proof, formal_helpers or "")
+        job = _formal_job(claim, claim_ok, proof, formal_system or DEFAULT_FORMAL, limits, results)
+        if job is not None:
+            jobs.append(job)
     started = time.monotonic()
     outcomes = await asyncio.gather(*jobs, return_exceptions=True)
     for outcome in outcomes:
@@ -146,9 +91,80 @@ async def run_mechanical_checks(
     return results
 
 
+def _parses(claim: Claim, results: list[CheckResult]) -> bool:
+    try:
+        parsed_for(claim)
+    except ClaimError as exc:
+        results.append(CheckResult(checker="claim", verdict="error", detail=f"claim does not parse: {exc}"))
+        return False
+    return True
+
+
+def _claim_checks(
+    claim: Claim,
+    limits: CheckLimits,
+    seed: int,
+    portfolio: bool,
+    cache: ClaimCheckCache | None,
+    results: list[CheckResult],
+) -> Awaitable[list[CheckResult]]:
+    """The portfolio of every available numeric and SMT checker; the unavailable ones are
+    reported at once as "no_checker" (with their install hint)."""
+    broken = registry.setup_problem()
+    if broken is not None:  # said on every check: no checker at all is no evidence, not a pass
+        results.append(CheckResult(checker="mechanical", verdict="error", detail=broken.detail))
+    claim_checkers = [c for c in registry.all_checkers() if c.kind in ("numeric", "smt")]
+    results.extend(registry.unavailable([c for c in claim_checkers if not c.available()]))
+    return check_claim(
+        claim,
+        seed=seed,
+        limits=limits,
+        solvers=tuple(c.name for c in claim_checkers if c.kind == "smt" and c.available()),
+        portfolio=portfolio,
+        cache=cache if cache is not None else session_cache(),
+    )
+
+
+def _formal_job(
+    claim: Claim | None,
+    claim_ok: bool,
+    proof: FormalProof,
+    system: str,
+    limits: CheckLimits,
+    results: list[CheckResult],
+) -> Awaitable[CheckResult] | None:
+    """The formal checker `system` on the proof, or the reason it is not run (in `results`)."""
+    formal = registry.checker(system)
+    if formal is None or formal.kind != "formal":
+        known = " or ".join(registry.names_of_kind("formal"))
+        results.append(
+            CheckResult(checker="formal", verdict="error", detail=f"unknown formal_system {system!r} ({known})")
+        )
+        return None
+    if claim is None:
+        # The statement a proof is checked against comes from the claim; without one, a proof
+        # could prove anything (`1 + 1 = 2`), so it is not evidence of anything.
+        results.append(
+            CheckResult(
+                checker=system, verdict="skipped", detail="a formal proof without a claim checks nothing; ignored"
+            )
+        )
+        return None
+    if not claim_ok:
+        results.append(
+            CheckResult(
+                checker=system,
+                verdict="skipped",
+                detail="the claim does not parse, so there is no statement to check the formal proof against",
+            )
+        )
+        return None
+    return asyncio.to_thread(registry.run_check, formal, claim, limits, proof=proof)
+
+
 def refuted(checks: list[CheckResult]) -> CheckResult | None:
-    """The first check holding a confirmed counterexample (only the falsifier and SMT checkers
-    put one there, after the exact re-check)."""
+    """The first check holding a confirmed counterexample (the falsifier and SMT checkers put
+    one there after the exact re-check; a third-party checker's is re-checked by the registry)."""
     for check in checks:
         if check.verdict == "failed" and check.counterexample is not None:
             return check
@@ -156,12 +172,14 @@ def refuted(checks: list[CheckResult]) -> CheckResult | None:
 
 
 def mechanical_level(checks: list[CheckResult]) -> VerificationLevel | None:
-    """ "formal" if a proof assistant passed, "smt" if an SMT solver proved the claim, else None.
+    """ "formal" if a registered formal checker passed, "smt" if a registered SMT checker proved
+    the claim, else None (a numeric checker, or a name nothing registered, never gives a level).
     None as well whenever the claim was refuted, whatever else passed."""
     if refuted(checks) is not None:
         return None
-    if any(c.checker in FORMAL_CHECKERS and c.verdict == "passed" for c in checks):
+    passed = {c.checker for c in checks if c.verdict == "passed"}
+    if passed & set(registry.names_of_kind("formal")):
         return "formal"
-    if any(c.checker in SMT_CHECKERS and c.verdict == "passed" for c in checks):
+    if passed & set(registry.names_of_kind("smt")):
         return "smt"
     return None

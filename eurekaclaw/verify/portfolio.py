@@ -20,6 +20,12 @@ verdicts with the wait-for-all behaviour on the project's claim table).
 Within a session (`claim_check_session()`, entered by the Theory stage) identical claims are
 checked once: the SMT part is keyed by the normalised claim, the solvers and their time-out
 (a new seed changes nothing for a solver), the falsifier by the claim, its seed and budget.
+
+Which checkers take part comes from the registry (registry.py): every available "numeric"
+checker beside the falsifier (each memoised the same way), and the "smt" solvers in the
+registry's order, the first leading. A registered third-party checker runs through
+registry.run_check (its counterexamples re-checked exactly); the built-in ones through
+`_falsify` and `smt_check` here, the seams the tests replace.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import json
 import logging
 import re
@@ -35,12 +42,15 @@ from collections.abc import Awaitable, Callable, Iterator
 
 from eurekaclaw.line_worker import Cancel
 from eurekaclaw.types.artifacts import CheckResult, Claim
+from eurekaclaw.verify import registry
+from eurekaclaw.verify.builtin import Falsifier, SmtSolver
+from eurekaclaw.verify.checker import Checker
 from eurekaclaw.verify.falsifier import falsify
+from eurekaclaw.verify.limits import CheckLimits
 from eurekaclaw.verify.smt import smt_check
 
 log = logging.getLogger(__name__)
 
-SOLVERS = ("z3", "cvc5")
 HEAD_START_S = 0.5  # the lead solver's head start (see _run_solvers)
 CACHED_NOTE = " [same claim checked earlier in this session]"
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|\S")
@@ -65,9 +75,19 @@ def is_refutation(result: CheckResult) -> bool:
     return result.verdict == "failed" and result.counterexample is not None
 
 
+def solver_proof(result: CheckResult) -> bool:
+    """A registered SMT checker's proof."""
+    return result.verdict == "passed" and registry.kind_of(result.checker) == "smt"
+
+
+def available_solvers() -> tuple[str, ...]:
+    """The registered SMT checkers that can run here, the lead first."""
+    return tuple(c.name for c in registry.all_checkers() if c.kind == "smt" and c.available())
+
+
 def decisive(result: CheckResult) -> bool:
     """A confirmed counterexample, or a solver's proof."""
-    return is_refutation(result) or (result.checker in SOLVERS and result.verdict == "passed")
+    return is_refutation(result) or solver_proof(result)
 
 
 class ClaimCheckCache:
@@ -152,22 +172,37 @@ def _falsify(claim: Claim, seed: int, budget_s: float) -> CheckResult:
     return falsify(claim, seed=seed, budget_s=budget_s).to_check_result()
 
 
-async def _run_falsifier(claim: Claim, seed: int, budget_s: float) -> Part:
+def _numeric(checker: Checker, claim: Claim, seed: int, limits: CheckLimits) -> CheckResult:
+    if isinstance(checker, Falsifier):
+        return _falsify(claim, seed, limits.falsifier_budget_s)
+    return registry.run_check(checker, claim, limits, seed=seed)
+
+
+def _solve(solver: str, claim: Claim, limits: CheckLimits, cancel: Cancel) -> CheckResult:
+    checker = registry.checker(solver)
+    if checker is None or isinstance(checker, SmtSolver):
+        # the worker pool answers for the built-in solvers (and "no_checker" for a name it
+        # does not know)
+        return smt_check(claim, timeout_s=limits.smt_timeout_s, solver=solver, cancel=cancel)
+    return registry.run_check(checker, claim, limits, cancel=cancel)
+
+
+async def _run_numeric(checker: Checker, claim: Claim, seed: int, limits: CheckLimits) -> Part:
     started = time.monotonic()
     try:
-        result = await asyncio.to_thread(_falsify, claim, seed, budget_s)
+        result = await asyncio.to_thread(_numeric, checker, claim, seed, limits)
     except Exception as exc:
         result = _as_result(exc, started)
     return [result], result.verdict != "error"
 
 
-async def _run_solvers(claim: Claim, solvers: tuple[str, ...], timeout_s: float, cancel: Cancel, stop: bool) -> Part:
+async def _run_solvers(claim: Claim, solvers: tuple[str, ...], limits: CheckLimits, cancel: Cancel, stop: bool) -> Part:
     started = time.monotonic()
+    if not solvers:
+        return [], True
 
     def start(solver: str) -> asyncio.Future[CheckResult]:
-        return asyncio.ensure_future(
-            asyncio.to_thread(smt_check, claim, timeout_s=timeout_s, solver=solver, cancel=cancel)
-        )
+        return asyncio.ensure_future(asyncio.to_thread(_solve, solver, claim, limits, cancel))
 
     lead, rest = solvers[0], solvers[1:]
     tasks = {lead: start(lead)}
@@ -180,30 +215,58 @@ async def _run_solvers(claim: Claim, solvers: tuple[str, ...], timeout_s: float,
             tasks.update({s: start(s) for s in rest})
     else:
         tasks.update({s: start(s) for s in rest})
-    decided = False
-    for finished in asyncio.as_completed(list(tasks.values())):
-        try:
-            result = await finished
-        except Exception:
-            continue  # reported below as an error result
-        if decisive(result):
-            decided = True
-            if stop:
-                cancel.set()
+    decided, window_closed = await _await_solvers(tasks, lead, limits, cancel, stop)
     results = [
         _task_result(tasks[s], started)
         if s in tasks
         else CheckResult(checker=s, verdict="skipped", detail=f"not started: {lead} decided the claim first")
         for s in solvers
     ]
-    cut_short = any(r.verdict == "skipped" for r in results) and not decided
+    if window_closed:
+        why = (
+            f"stopped: {lead} gave up on this claim and no other solver answered within "
+            f"{limits.smt_second_opinion_s:g} s more (SMT_SECOND_OPINION_S)"
+        )
+        results = [r.model_copy(update={"detail": why}) if r.verdict == "skipped" else r for r in results]
+    cut_short = any(r.verdict == "skipped" for r in results) and not (decided or window_closed)
     return results, not cut_short and all(r.verdict != "error" for r in results)
+
+
+async def _await_solvers(
+    tasks: dict[str, asyncio.Future[CheckResult]], lead: str, limits: CheckLimits, cancel: Cancel, stop: bool
+) -> tuple[bool, bool]:
+    """Wait for the solvers: (a decisive answer came, the second-opinion window closed). In a
+    portfolio, a decisive answer stops the others at once, and once the lead solver has given up
+    the others get at most `smt_second_opinion_s` more: on the project's two claim tables (158
+    claims), cvc5 decided none of the 23 that Z3 gave up on, even with the whole time-out
+    (docs/benchmarks.md), so waiting the full time-out there only delays the lemma."""
+    pending: set[asyncio.Future[CheckResult]] = set(tasks.values())
+    deadline: float | None = None
+    decided = window_closed = False
+    while pending:
+        wait_s = None if deadline is None else max(0.0, deadline - time.monotonic())
+        done, pending = await asyncio.wait(pending, timeout=wait_s, return_when=asyncio.FIRST_COMPLETED)
+        if not done:
+            window_closed = True
+            cancel.set()  # the remaining solvers' workers are killed; they answer "skipped"
+            deadline = None
+            continue
+        for task in done:
+            if task.exception() is not None:
+                continue  # reported as an error result by the caller
+            if decisive(task.result()):
+                decided = True
+                if stop:
+                    cancel.set()
+            elif stop and task is tasks[lead] and deadline is None and len(tasks) > 1:
+                deadline = time.monotonic() + min(limits.smt_second_opinion_s, limits.smt_timeout_s)
+    return decided, window_closed and not decided
 
 
 def disagreement(results: list[CheckResult]) -> CheckResult | None:
     """An "error" check when a solver proved a claim that a confirmed counterexample refutes."""
     hit = next((r for r in results if is_refutation(r)), None)
-    provers = [r.checker for r in results if r.checker in SOLVERS and r.verdict == "passed"]
+    provers = [r.checker for r in results if solver_proof(r)]
     if hit is None or not provers:
         return None
     log.warning("checkers disagree on a claim: %s proved it, %s refuted it", provers, hit.checker)
@@ -222,33 +285,43 @@ async def check_claim(
     claim: Claim,
     *,
     seed: int = 0,
-    budget_s: float = 2.0,
-    smt_timeout_s: float = 10.0,
-    solvers: tuple[str, ...] = SOLVERS,
+    budget_s: float | None = None,
+    smt_timeout_s: float | None = None,
+    solvers: tuple[str, ...] | None = None,
     portfolio: bool = True,
     cache: ClaimCheckCache | None = None,
+    limits: CheckLimits | None = None,
 ) -> list[CheckResult]:
-    """Falsifier then each solver's result (that order), plus a disagreement check if any.
-    `portfolio=False` is the previous behaviour: every checker runs to its own end."""
+    """The numeric checkers' results (the falsifier first), then each solver's (`solvers`,
+    default: the available registered SMT checkers), plus a disagreement check if any.
+    `portfolio=False` is the previous behaviour: every checker runs to its own end. `limits`
+    (default: Settings' defaults) is what the checkers get; `budget_s` and `smt_timeout_s`,
+    when given, replace its falsifier budget and SMT time-out."""
     cancel = Cancel()
     canon = canonical_claim(claim)
+    limits = limits if limits is not None else CheckLimits()
+    if budget_s is not None:
+        limits = dataclasses.replace(limits, falsifier_budget_s=budget_s)
+    if smt_timeout_s is not None:
+        limits = dataclasses.replace(limits, smt_timeout_s=smt_timeout_s)
+    names = available_solvers() if solvers is None else solvers
+    numeric = [c for c in registry.all_checkers() if c.kind == "numeric" and c.available()]
 
-    async def falsifier_part() -> list[CheckResult]:
-        results = await _memo(
-            cache, f"falsifier|{seed}|{budget_s!r}|{canon}", lambda: _run_falsifier(claim, seed, budget_s)
-        )
+    async def numeric_part(checker: Checker) -> list[CheckResult]:
+        key = f"{checker.name}|{seed}|{limits.falsifier_budget_s!r}|{canon}"
+        results = await _memo(cache, key, lambda: _run_numeric(checker, claim, seed, limits))
         if portfolio and any(is_refutation(r) for r in results):
             cancel.set()
         return results
 
     async def smt_part() -> list[CheckResult]:
-        key = f"smt|{','.join(solvers)}|{smt_timeout_s!r}|{canon}"
-        return await _memo(cache, key, lambda: _run_solvers(claim, solvers, smt_timeout_s, cancel, portfolio))
+        key = f"smt|{','.join(names)}|{limits.smt_timeout_s!r}|{limits.smt_second_opinion_s!r}|{canon}"
+        return await _memo(cache, key, lambda: _run_solvers(claim, names, limits, cancel, portfolio))
 
     try:
-        first, second = await asyncio.gather(falsifier_part(), smt_part())
+        parts = await asyncio.gather(*(numeric_part(c) for c in numeric), smt_part())
     finally:
         cancel.set()  # a cancelled check (Ctrl+C, a tool's time limit) leaves no solver running
-    results = [*first, *second]
+    results = [r for part in parts for r in part]
     note = disagreement(results)
     return [*results, note] if note is not None else results

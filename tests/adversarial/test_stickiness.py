@@ -18,6 +18,7 @@ from integration.orchestrator.test_orchestrator_contradiction import Theory as F
 from unit.theory.theory_script import Script, claim, lemma, make_ctx, put_state
 
 from eurekaclaw.agents.base import AgentContext
+from eurekaclaw.agents.experiment.evidence import apply_experiment_evidence
 from eurekaclaw.agents.experiment.stage import ExperimentStage
 from eurekaclaw.agents.experiment.violations import apply_required
 from eurekaclaw.agents.formalize.stage import FormalizeStage
@@ -29,7 +30,6 @@ from eurekaclaw.config import load_settings
 from eurekaclaw.llm.scripted import ScriptedBackend
 from eurekaclaw.memory.embeddings import HashingEmbedder
 from eurekaclaw.memory.manager import MemoryManager
-from eurekaclaw.orchestrator.evidence import apply_experiment_evidence
 from eurekaclaw.orchestrator.meta import MetaOrchestrator
 from eurekaclaw.skills.registry import SkillRegistry
 from eurekaclaw.types.artifacts import (

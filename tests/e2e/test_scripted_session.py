@@ -269,7 +269,7 @@ def test_doctor_reports_tools_and_checkers_without_network(tmp_path: Path) -> No
     assert {"coqc", "latexmk", "lean", "llama_cpp", "z3"} <= set(names)
     assert names["z3"]["available"] is True
     checkers = {c["name"] for c in report["checkers"]}
-    assert {"falsifier", "z3", "coqc"} <= checkers
+    assert {"falsifier", "z3", "coq"} <= checkers
     assert "online" not in report
 
 

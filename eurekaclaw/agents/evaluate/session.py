@@ -27,6 +27,7 @@ from eurekaclaw.agents.writer.render import cited_keys
 from eurekaclaw.config import Settings
 from eurekaclaw.errors import SessionNotFoundError
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
+from eurekaclaw.knowledge_bus.keys import EVAL_REPORT, PAPER
 from eurekaclaw.llm.session_client import SessionLLM
 from eurekaclaw.types.artifacts import EvalDimension, EvalReport, TheoryState
 
@@ -95,7 +96,7 @@ async def evaluate_bus(
     theory = bus.get_theory_state()
     bib = bus.get_bibliography()
     session_dir = session_dir or bus.session_dir
-    scored = current_paper(session_dir, bus.get("paper"))
+    scored = current_paper(session_dir, bus.get(PAPER))
     keys = assign_cite_keys(bib.papers) if bib else {}
     if reused_novelty is not None:
         novelty_dim = reused_novelty.model_copy(deep=True)
@@ -157,14 +158,14 @@ async def rescore_prose_revision(session_dir: Path, settings: Settings) -> EvalR
     survey, so a new model call would judge the same thing). None when the session has no
     report to refresh: `eval-session` then scores the current version in full."""
     bus = KnowledgeBus.load(Path(session_dir).name, Path(session_dir))
-    previous = bus.get("eval_report")
+    previous = bus.get(EVAL_REPORT)
     if not isinstance(previous, EvalReport):
         return None
     old = next((d for d in previous.dimensions if d.name == "novelty"), None) or EvalDimension(
         name="novelty", score=None, weight=0.0, explanation="not applicable: the earlier evaluation had no judgement"
     )
     report = await _rescore_reusing(bus, Path(session_dir), settings, previous, old, "the revision changed prose only")
-    bus.put("eval_report", report)  # persisted at once as eval_report.json
+    bus.put(EVAL_REPORT, report)  # persisted at once as eval_report.json
     return report
 
 
@@ -211,13 +212,13 @@ async def evaluate_session(
     if not session_dir.is_dir():
         raise SessionNotFoundError(f"no session directory at {session_dir}")
     bus = KnowledgeBus.load(session_dir.name, session_dir)
-    previous = bus.get("eval_report")
+    previous = bus.get(EVAL_REPORT)
     stored = None if refresh else stored_novelty(previous)
     if stored is not None and isinstance(previous, EvalReport):
         report = await _rescore_reusing(bus, session_dir, settings, previous, stored, "use --refresh to judge it again")
     else:
         report = await evaluate_bus(bus, settings, llm, session_dir=session_dir, embedder=embedder, prover=prover)
-    bus.put("eval_report", report)  # persisted at once as eval_report.json
+    bus.put(EVAL_REPORT, report)  # persisted at once as eval_report.json
     return report
 
 

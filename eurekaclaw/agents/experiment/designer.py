@@ -21,7 +21,6 @@ from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.llm.types import Message
 from eurekaclaw.skills.prompt_budget import skills_block
 from eurekaclaw.types.artifacts import LemmaNode, TheoryState
-from eurekaclaw.types.tasks import Task, TaskResult
 
 MAX_LEMMAS_SHOWN = 30
 MAX_TEXT = 1500
@@ -99,24 +98,6 @@ def expression_errors(bounds: list[Any], variables: list[str]) -> list[str]:
 
 class ExperimentDesigner(BaseAgent):
     role = "experiment_designer"
-
-    async def execute(self, task: Task) -> TaskResult:
-        """Design only (the Experiment stage runs the result); inputs come from the bus."""
-        theory = self.ctx.bus.get_theory_state()
-        plugin = self.ctx.plugin
-        backend = plugin.experiment_backend() if plugin is not None and hasattr(plugin, "experiment_backend") else None
-        if theory is None:
-            return TaskResult(success=False, error="no theory state on the bus")
-        if backend is None:
-            code = await self.design_code(theory, cpu_seconds=60, memory_mb=1024)
-            return TaskResult(
-                success=code is not None, outputs={"code_experiment": code.model_dump() if code else None}
-            )
-        design = await self.design_spec(theory, backend)
-        return TaskResult(
-            success=True,
-            outputs={"spec": design.spec.model_dump(mode="json"), "source": design.source, "notes": design.notes},
-        )
 
     def _context(self, theory: TheoryState) -> dict[str, Any]:
         lemmas = [lemma_view(n) for n in list(theory.lemma_dag.values())[:MAX_LEMMAS_SHOWN]]

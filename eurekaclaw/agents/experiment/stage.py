@@ -14,8 +14,9 @@ same way; without isolation, model-written code is not run and the reason is rec
 Evidence: bound checks of the theorem's own bounds (the designer's spec or the model's code;
 not the domain's default spec, used when the designer's was unusable) carry from_theorem=True.
 Those that failed the 99% one-sided test are summarised in result.violations, one line per bound
-and series (violations.py), and named in the summary and the events; the orchestrator turns
-violations.worst_violation(result) into a Counterexample for a re-plan.
+and series (violations.py), and named in the summary and the events; the stage's transition
+turns violations.worst_violation(result) into a Counterexample (evidence.py) and, once per
+session, into a re-plan from Formalize.
 """
 
 from __future__ import annotations
@@ -34,10 +35,12 @@ from eurekaclaw.agents.experiment import report as _report
 from eurekaclaw.agents.experiment.checks import alignment_score, run_checks
 from eurekaclaw.agents.experiment.claims import violation_rate
 from eurekaclaw.agents.experiment.designer import CodeExperiment, ExperimentDesigner, bound_sources
+from eurekaclaw.agents.experiment.evidence import apply_experiment_evidence
 from eurekaclaw.agents.experiment.expr import Compiled, ExpressionError, compile_expression
 from eurekaclaw.agents.experiment.report import CSV_NAME, SimulationReport, csv_rows, render_csv
 from eurekaclaw.agents.experiment.violations import apply_required, checked_metadata, violation_lines
 from eurekaclaw.agents.stage import Stage, StageOutcome
+from eurekaclaw.agents.transitions import NEXT, Replan, Transition
 from eurekaclaw.store.files import atomic_write_text
 from eurekaclaw.tools import code_exec
 from eurekaclaw.types.artifacts import ExperimentResult, TheoryState
@@ -71,7 +74,23 @@ def skip_reason(mode: str, theory: TheoryState, has_simulator: bool, domain: str
 
 class ExperimentStage(Stage):
     name = "experiment"
+    needs = ("theory_state",)
     produces = ("experiment_result",)
+    rerunnable = True
+    pivot_point = True  # a refuted or abandoned theory needs no experiment
+
+    @classmethod
+    def transition(cls, ctx: AgentContext, spec: InputSpec) -> Transition:
+        """The evidence on the theorem: a violated bound contradicts it, and once per session a
+        theorem that had been proved is formalized again with the violation in view."""
+        verdict = apply_experiment_evidence(ctx.bus, replans_allowed=ctx.settings.theory_max_replans > 0)
+        if verdict == "none":
+            return NEXT
+        theory = ctx.bus.get_theory_state()
+        ctx.events("theory", state="contradicted", message=theory.status_reason if theory else "")
+        if verdict == "replan":
+            return Replan("formalize", "re-run: the experiment contradicted the theorem")
+        return NEXT
 
     def missing_inputs(self, ctx: AgentContext, spec: InputSpec) -> str | None:
         theory = ctx.bus.get_theory_state()

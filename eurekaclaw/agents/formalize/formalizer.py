@@ -27,7 +27,6 @@ from eurekaclaw.llm.types import LLMRequest, Message
 from eurekaclaw.skills.prompt_budget import skills_block
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.artifacts import Counterexample, KnownResult, LemmaNode, StatementScope, TheoryState
-from eurekaclaw.types.tasks import Task, TaskResult
 
 
 class PlanRejected(Exception):
@@ -137,13 +136,6 @@ class Formalizer(BaseAgent):
             system=render_prompt("formalize_system"),
             extra_system=skills,
         )
-
-    async def execute(self, task: Task) -> TaskResult:
-        try:
-            result = await self.formalize(task.inputs["statement"])
-        except PlanRejected as exc:
-            return TaskResult(success=False, error=exc.reason)
-        return TaskResult(success=True, summary=f"{len(result.lemmas)} lemmas")
 
     # --- first plan -------------------------------------------------------------------------
     async def formalize(

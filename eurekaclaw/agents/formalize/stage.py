@@ -48,6 +48,7 @@ def plan_items(items: list[PlanItemOut], lemmas: dict[str, LemmaNode], order: li
 
 class FormalizeStage(Stage):
     name = "formalize"
+    needs = ("research_brief", "theory_state")  # the old state: its counterexamples stay on record
     produces = ("theory_state",)
 
     def missing_inputs(self, ctx: AgentContext, spec: InputSpec) -> str | None:

@@ -48,6 +48,7 @@ from eurekaclaw.agents.learn.retractions import apply_retractions, lemma_stateme
 from eurekaclaw.agents.learn.tool_patterns import ToolPatternExtractor
 from eurekaclaw.agents.learn.trust import lemma_trust, review_kind, session_trust
 from eurekaclaw.errors import BudgetExceededError, LLMAuthError, LLMError, RunInterrupted
+from eurekaclaw.knowledge_bus.keys import INJECTED_SKILLS, LEARN_PROGRESS, LEARN_REPORT, TOOL_TRACES
 from eurekaclaw.memory.insights import domain_slug
 from eurekaclaw.skills.evolver import UNVERIFIED_MARK, SkillEvolver, SkillProvenance, compress
 from eurekaclaw.skills.prompt_budget import lemma_task
@@ -61,8 +62,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PROGRESS_KEY = "learn_progress"
-REPORT_KEY = "learn_report"
+PROGRESS_KEY = LEARN_PROGRESS
+REPORT_KEY = LEARN_REPORT
 FAILED_PREFIX = "theory.failed_strategies."
 COUNTEREXAMPLE_PREFIX = "theory.counterexamples."
 MAX_REMEMBERED = 40
@@ -136,7 +137,7 @@ class ContinualLearningLoop:
         report = LearnReport()
         self.trust = session_trust(state)
         report.trust = self.trust.describe()
-        done: list[str] = list(self.ctx.bus.get(PROGRESS_KEY) or [])
+        done: list[str] = list(self.ctx.bus.get(PROGRESS_KEY) or ())
         actions: dict[str, Callable[[TheoryState, LearnReport], Awaitable[None]]] = {
             "knowledge_graph": self._knowledge_graph,
             "retractions": self._retractions,
@@ -239,7 +240,7 @@ class ContinualLearningLoop:
 
     # --- skill statistics -----------------------------------------------------------------------
     async def _skill_stats(self, state: TheoryState, report: LearnReport) -> None:
-        injected = self.ctx.bus.get("injected_skills") or {}
+        injected = self.ctx.bus.get(INJECTED_SKILLS) or {}
         if not isinstance(injected, dict):
             report.degraded.append("skill_stats: 'injected_skills' on the bus is not a mapping")
             return
@@ -276,7 +277,7 @@ class ContinualLearningLoop:
 
     # --- skills from tool use -------------------------------------------------------------------
     async def _tool_patterns(self, state: TheoryState, report: LearnReport) -> None:
-        traces = self.ctx.bus.get("tool_traces") or []
+        traces = self.ctx.bus.get(TOOL_TRACES) or []
         extractor = ToolPatternExtractor(self.registry, self.memory)
         created = extractor.extract_and_save(
             traces, state, self.ctx.session_id, count_successes=not self.trust.shown_false

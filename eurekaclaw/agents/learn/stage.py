@@ -16,7 +16,10 @@ from eurekaclaw.types.tasks import InputSpec
 
 class LearnStage(Stage):
     name = "learn"
+    needs = ("theory_state", "research_brief", "bibliography", "injected_skills", "tool_traces")
     produces = (REPORT_KEY,)
+    # lessons of the whole session; never re-run by a revision (it would store them twice)
+    reads_finished_session = True
 
     def missing_inputs(self, ctx: AgentContext, spec: InputSpec) -> str | None:
         if ctx.bus.get_theory_state() is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from eurekaclaw.types.artifacts import ProofRecord, TheoryState, VerificationLevel
+from eurekaclaw.types.artifacts import ProofRecord, TheoryState, TheoryStatus, VerificationLevel
 from eurekaclaw.types.memory import FALSE_OUTCOMES, MECHANICAL_LEVELS, UNESTABLISHED_OUTCOMES
 
 ReviewKind = Literal["mechanical", "independent", "self", "unknown", "unchecked"]
@@ -51,7 +51,7 @@ def counts_as_independent(record: ProofRecord) -> bool:
 class Trust:
     established: bool
     claimed_level: VerificationLevel  # what the session recorded
-    session_status: str
+    session_status: TheoryStatus
     self_reviewed: bool = False
     note: str = ""  # why it is not established ("" when it is)
 
@@ -82,16 +82,19 @@ def lemma_trust(state: TheoryState, lemma_id: str, record: ProofRecord) -> Trust
     node = state.lemma_dag.get(lemma_id)
     is_root = bool(node and node.is_root)
     self_reviewed = review_kind(record) == "self"
-    base = {"claimed_level": record.verification_level, "session_status": state.status, "self_reviewed": self_reviewed}
+
+    def trust(established: bool, note: str = "") -> Trust:
+        return Trust(established, record.verification_level, state.status, self_reviewed, note)
+
     if state.status in UNESTABLISHED_OUTCOMES:
-        return Trust(False, note=outcome_note(state), **base)  # type: ignore[arg-type]
+        return trust(False, outcome_note(state))
     if is_root and state.status != "proved":
-        return Trust(False, note=f"the theorem is not proved (status {state.status})", **base)  # type: ignore[arg-type]
+        return trust(False, f"the theorem is not proved (status {state.status})")
     if is_root and state.level_cap_reasons:
-        return Trust(False, note="the theorem's level is capped: " + "; ".join(state.level_cap_reasons[:2]), **base)  # type: ignore[arg-type]
+        return trust(False, "the theorem's level is capped: " + "; ".join(state.level_cap_reasons[:2]))
     if not counts_as_independent(record):
-        return Trust(False, note=_record_note(record), **base)  # type: ignore[arg-type]
-    return Trust(True, **base)  # type: ignore[arg-type]
+        return trust(False, _record_note(record))
+    return trust(True)
 
 
 @dataclass(frozen=True)

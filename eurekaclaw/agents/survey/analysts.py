@@ -14,7 +14,6 @@ from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.tools.literature.aio import gather_all
 from eurekaclaw.tools.literature.tools import PaperPool
 from eurekaclaw.types.artifacts import KnownResult, Paper, PaperSummary
-from eurekaclaw.types.tasks import Task, TaskResult
 
 BATCH = 4
 ABSTRACT_CHARS = 2500
@@ -80,16 +79,6 @@ class Summarizer(BaseAgent):
         ordered = [by_id[p.paper_id] for p in papers if p.paper_id in by_id]
         return ordered, notes
 
-    async def execute(self, task: Task) -> TaskResult:
-        bib = self.ctx.bus.get_bibliography()
-        papers = [p for p in (bib.papers if bib else []) if p.relevant]
-        summaries, notes = await self.summarize(papers, topic=str(task.inputs.get("topic", "")))
-        return TaskResult(
-            success=True,
-            summary=f"{len(summaries)} summaries",
-            outputs={"summaries": [s.model_dump() for s in summaries], "notes": notes},
-        )
-
 
 class GapAnalyst(BaseAgent):
     role = "survey_gap_analyst"
@@ -115,12 +104,3 @@ class GapAnalyst(BaseAgent):
         if questions:
             text += "\n\nOpen questions:\n" + "\n".join(f"- {q}" for q in questions)
         return text, []
-
-    async def execute(self, task: Task) -> TaskResult:
-        brief = self.ctx.bus.get_research_brief()
-        text, notes = await self.analyse(
-            mode=str(task.inputs.get("mode", "explore")),
-            topic=str(task.inputs.get("topic", "")),
-            summaries=list(brief.summaries) if brief else [],
-        )
-        return TaskResult(success=bool(text), summary="gap analysis", outputs={"gap_analysis": text, "notes": notes})

@@ -9,7 +9,6 @@ from eurekaclaw.agents.survey.scoring import rank, to_direction
 from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.tools.literature.tools import PaperPool
 from eurekaclaw.types.artifacts import KnownResult, Paper, ResearchDirection
-from eurekaclaw.types.tasks import Task, TaskResult
 
 MIN_DIRECTIONS = 3
 MAX_DIRECTIONS = 5
@@ -79,18 +78,3 @@ class DirectionProposer(BaseAgent):
         if 0 < len(ranked) < MIN_DIRECTIONS:
             notes.append(f"only {len(ranked)} direction(s) proposed (3–5 were asked for)")
         return ranked, notes
-
-    async def execute(self, task: Task) -> TaskResult:
-        brief = self.ctx.bus.get_research_brief()
-        bib = self.ctx.bus.get_bibliography()
-        directions, notes = await self.propose(
-            topic=str(task.inputs.get("topic", "")),
-            gap=brief.gap_analysis if brief else "",
-            known_results=list(brief.known_results) if brief else [],
-            papers=list(bib.papers) if bib else [],
-        )
-        return TaskResult(
-            success=bool(directions),
-            summary=f"{len(directions)} directions",
-            outputs={"directions": [d.model_dump() for d in directions], "notes": notes},
-        )

@@ -5,7 +5,6 @@ against the papers the tools actually returned (the pool); anything else is drop
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from eurekaclaw.agents.base import AgentContext, BaseAgent, render_prompt
 from eurekaclaw.errors import LLMOutputError
@@ -17,7 +16,6 @@ from eurekaclaw.tools.literature.service import LiteratureService
 from eurekaclaw.tools.literature.tools import PaperPool, paper_brief, register_literature_tools
 from eurekaclaw.tools.roles import role_tool_names
 from eurekaclaw.types.artifacts import Paper
-from eurekaclaw.types.tasks import Task, TaskResult
 
 MAX_TURNS = 5
 CANDIDATES_SHOWN = 15
@@ -131,18 +129,3 @@ class PaperFetcher(BaseAgent):
         if ids is None:
             result.notes.insert(0, "the paper fetcher's answer had no relevant_ids list; kept every paper found")
         return result
-
-    async def execute(self, task: Task) -> TaskResult:
-        inputs: dict[str, Any] = task.inputs
-        seeds = [self.pool.get(i) for i in inputs.get("seed_ids", [])]
-        result = await self.find(
-            mode=inputs.get("mode", "explore"),
-            topic=inputs.get("topic", ""),
-            seeds=[s for s in seeds if s is not None],
-            max_papers=int(inputs.get("max_papers", self.ctx.settings.survey_max_papers)),
-        )
-        return TaskResult(
-            success=True,
-            summary=f"{len(result.papers)} papers",
-            outputs={"paper_ids": [p.paper_id for p in result.papers], "notes": result.notes},
-        )

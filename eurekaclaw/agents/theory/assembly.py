@@ -25,7 +25,6 @@ from eurekaclaw.agents.writer.labels import REF_RE, THEOREM_LABEL, cited_lemma_i
 from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.artifacts import CheckResult, TheoryState
-from eurekaclaw.types.tasks import Task, TaskResult
 
 # The label scheme is shared with the prover prompts and the writer (agents/writer/labels.py):
 # a proof cites lemma <id> as \ref{lem:<id>}; REF_RE captures <id>.
@@ -152,13 +151,6 @@ class ConsistencyChecker(BaseAgent):
     role = "consistency_checker"
     reviews = True
     max_tokens_key = "verifier"
-
-    async def execute(self, task: Task) -> TaskResult:
-        state = self.ctx.bus.get_theory_state()
-        if state is None or not state.assembled_proof:
-            return TaskResult(success=False, error="no assembled proof")
-        check = await self.check(state, state.assembled_proof)
-        return TaskResult(success=check.verdict == "passed", summary=check.detail)
 
     async def check(self, state: TheoryState, assembled: str) -> CheckResult:
         missing = unknown_references(state, assembled)

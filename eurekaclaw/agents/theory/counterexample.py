@@ -13,7 +13,6 @@ from eurekaclaw.agents.theory.run import RunAgent, summarise
 from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.artifacts import CheckResult, Counterexample
-from eurekaclaw.types.tasks import Task, TaskResult
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +33,6 @@ def from_check(lemma_id: str, check: CheckResult) -> Counterexample:
 class CounterexampleSearcher(RunAgent):
     role = "counterexample_searcher"
     max_tokens_key = "verifier"
-
-    async def execute(self, task: Task) -> TaskResult:
-        found = await self.search(task.inputs["lemma_id"], task.inputs.get("why", ""))
-        return TaskResult(success=found is not None, outputs={"counterexample": found})
 
     async def search(self, lemma_id: str, why: str = "") -> Counterexample | None:
         node = self.run.node(lemma_id)

@@ -20,12 +20,14 @@ from eurekaclaw.agents.theory.run import RunAgent, TheoryRun, summarise
 from eurekaclaw.errors import BudgetExceededError, LLMOutputError
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.artifacts import CheckResult
-from eurekaclaw.types.tasks import Task, TaskResult
+from eurekaclaw.verify.registry import NamesOfKinds
 
 log = logging.getLogger(__name__)
 
 MAX_FORMAL_CHECKS = 2
-FORMAL_CHECKERS = ("coq", "lean", "formal")
+# The registered formal checkers (read from the registry on each use), and "formal": the name
+# of the result for a proof in a system nothing registered.
+FORMAL_CHECKERS = NamesOfKinds("formal", extra=("formal",))
 ERROR_CHARS = 1500
 
 
@@ -99,10 +101,6 @@ class FormalRepairer(RunAgent):
 
     role = "refiner"
     max_tokens_key = "prover"
-
-    async def execute(self, task: Task) -> TaskResult:
-        out = await self.repair(task.inputs["lemma_id"], task.inputs["formal_proof"], None, task.inputs["error"])
-        return TaskResult(success=True, outputs={"formal_proof": out.formal_proof})
 
     async def repair(self, lemma_id: str, script: str, helpers: str | None, error: str) -> FormalRepair:
         node = self.run.node(lemma_id)

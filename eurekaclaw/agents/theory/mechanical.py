@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from eurekaclaw.config import Settings
@@ -18,10 +19,14 @@ from eurekaclaw.types.artifacts import (
     Claim,
     Counterexample,
 )
+from eurekaclaw.verify.checker import LEVEL_KINDS
+from eurekaclaw.verify.registry import DisplayNames
 
 log = logging.getLogger(__name__)
 
-CHECKER_NAMES = {"coq": "Coq", "lean": "Lean", "z3": "Z3", "cvc5": "cvc5"}
+# Display names of the checkers whose proof can be a level (formal, smt), from the checker
+# registry, third-party checkers included; read on each use, never fixed at import.
+CHECKER_NAMES: Mapping[str, str] = DisplayNames(*LEVEL_KINDS)
 
 
 def coq_available() -> bool:
@@ -60,12 +65,13 @@ async def run_checks(
             ]
         return []
     from eurekaclaw.verify import run_mechanical_checks
+    from eurekaclaw.verify.limits import CheckLimits
 
     try:
         return list(
             await run_mechanical_checks(
                 claim,
-                settings=settings,
+                limits=CheckLimits.from_settings(settings),
                 formal_proof=formal_proof if formal_proof and formal_proof.strip() else None,
                 formal_helpers=formal_helpers,
                 formal_system="coq" if formal_proof else None,

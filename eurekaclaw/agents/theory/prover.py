@@ -20,7 +20,6 @@ from eurekaclaw.llm.types import LLMRequest
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.tools.roles import role_tool_names
 from eurekaclaw.types.artifacts import Claim, FailedAttempt
-from eurekaclaw.types.tasks import Task, TaskResult
 
 FAILURES_SHOWN = 3
 FAILURE_TEXT_CHARS = 1500
@@ -115,10 +114,6 @@ class _ProofWriter(RunAgent):
 class Prover(_ProofWriter):
     role = "prover"
 
-    async def execute(self, task: Task) -> TaskResult:
-        attempt = await self.write(task.inputs["lemma_id"])
-        return TaskResult(success=True, outputs={"proof": attempt.proof})
-
     async def write(self, lemma_id: str) -> ProofAttempt:
         context = await lemma_context(self.run, lemma_id)
         request = self._request(lemma_id, render_prompt("theory_prover", **context), self._skills(lemma_id))
@@ -129,11 +124,6 @@ class Prover(_ProofWriter):
 class Refiner(_ProofWriter):
     role = "refiner"
     system_template = "theory_refiner_system"
-
-    async def execute(self, task: Task) -> TaskResult:
-        failure = FailedAttempt.model_validate(task.inputs["failure"])
-        attempt = await self.targeted(task.inputs["lemma_id"], task.inputs["proof"], failure)
-        return TaskResult(success=True, outputs={"proof": attempt.proof})
 
     async def targeted(self, lemma_id: str, proof: str, failure: FailedAttempt) -> ProofAttempt:
         context = await lemma_context(self.run, lemma_id)

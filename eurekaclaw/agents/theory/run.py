@@ -13,8 +13,9 @@ from typing import Any
 
 from eurekaclaw.agents.base import AgentContext, BaseAgent
 from eurekaclaw.agents.formalize.dag import active_ids, topological
+from eurekaclaw.knowledge_bus.keys import INJECTED_SKILLS, PROOF_COSTS, TOOL_TRACES
 from eurekaclaw.llm.session_client import SessionLLM
-from eurekaclaw.types.artifacts import FailedAttempt, LemmaNode, ProofRecord, TheoryState
+from eurekaclaw.types.artifacts import FailedAttempt, LemmaNode, LemmaStatus, ProofRecord, TheoryState
 
 PROOF_SUMMARY_CHARS = 600
 
@@ -31,9 +32,9 @@ class TheoryRun:
         self.settings = ctx.settings
         self.replan_lock = asyncio.Lock()
         self.in_flight: set[str] = set()
-        injected = ctx.bus.get("injected_skills") or {}
+        injected = ctx.bus.get(INJECTED_SKILLS) or {}
         self.injected: dict[str, list[str]] = {k: list(v) for k, v in dict(injected).items()}
-        self.traces: list[dict[str, Any]] = list(ctx.bus.get("tool_traces") or [])
+        self.traces: list[dict[str, Any]] = list(ctx.bus.get(TOOL_TRACES) or ())
         self._learning_dirty = False  # written with the next save, not one file write each
         self._flush_pending = False
         self.memory_hints: dict[str, str] = {}
@@ -42,7 +43,7 @@ class TheoryRun:
         self.formal_checks: dict[str, int] = {}
         self.formal_closed: dict[str, str] = {}  # lemma id -> the note for its proof record
         # What the repair rounds of this run were spent on (costs.py reports it).
-        stored = ctx.bus.get("proof_costs") or {}
+        stored = ctx.bus.get(PROOF_COSTS) or {}
         self.repairs: dict[str, int] = {k: int(v) for k, v in dict(stored.get("repairs") or {}).items()}
 
     # --- queries ------------------------------------------------------------------------------
@@ -101,8 +102,8 @@ class TheoryRun:
         self.ctx.bus.put_theory_state(self.state)
         if self._learning_dirty:
             self._learning_dirty = False
-            self.ctx.bus.put("injected_skills", self.injected)
-            self.ctx.bus.put("tool_traces", self.traces)
+            self.ctx.bus.put(INJECTED_SKILLS, self.injected)
+            self.ctx.bus.put(TOOL_TRACES, self.traces)
 
     def save_now(self) -> None:
         """Persist at once, and summarise the position in the session checkpoint (at the start
@@ -138,8 +139,8 @@ class TheoryRun:
             **extra,
         )
 
-    def set_status(self, lemma_id: str, status: str, *, attempt: int | None = None, **extra: Any) -> None:
-        self.node(lemma_id).status = status  # type: ignore[assignment]
+    def set_status(self, lemma_id: str, status: LemmaStatus, *, attempt: int | None = None, **extra: Any) -> None:
+        self.node(lemma_id).status = status
         if status != "in_progress":  # starting an attempt is not an outcome; resume resets it anyway
             self.save()
         self.emit(lemma_id, status, attempt=attempt, **extra)

@@ -27,6 +27,7 @@ from eurekaclaw.agents.theory.mechanical import confirmed_refutation, run_checks
 from eurekaclaw.agents.theory.refutation import describe, refute
 from eurekaclaw.agents.theory.run import TheoryRun
 from eurekaclaw.agents.theory.scheduler import Scheduler
+from eurekaclaw.knowledge_bus.keys import INJECTED_SKILLS, PROOF_COSTS, TOOL_TRACES
 from eurekaclaw.store.files import atomic_write_json
 from eurekaclaw.types.artifacts import FailedAttempt, TheoryState
 from eurekaclaw.types.tasks import InputSpec
@@ -72,7 +73,9 @@ def outcome_for(state: TheoryState) -> StageOutcome:
 
 class TheoryStage(Stage):
     name = "theory"
-    produces = ("theory_state",)
+    needs = ("theory_state", "bibliography")
+    produces = ("theory_state", "injected_skills", "tool_traces", "proof_costs")
+    rerunnable = True
 
     def missing_inputs(self, ctx: AgentContext, spec: InputSpec) -> str | None:
         state = ctx.bus.get_theory_state()
@@ -100,9 +103,9 @@ class TheoryStage(Stage):
         else:
             fresh(state)
             # What the Learn stage reads describes this run only.
-            ctx.bus.put("injected_skills", {})
-            ctx.bus.put("tool_traces", [])
-            ctx.bus.put("proof_costs", {})
+            ctx.bus.put(INJECTED_SKILLS, {})
+            ctx.bus.put(TOOL_TRACES, [])
+            ctx.bus.put(PROOF_COSTS, {})
         state.status, state.status_reason = "in_progress", ""
         run = TheoryRun(ctx, state)
         run.save_now()
@@ -247,6 +250,6 @@ def write_costs(run: TheoryRun) -> None:
     by_lemma = dict(getattr(ledger, "by_lemma", {}) or {})
     run.repairs["refutation"] = max(run.repairs.get("refutation", 0), run.state.replans)
     data = proof_costs(lemma_outcomes(run.state), by_lemma, run.repairs)
-    run.ctx.bus.put("proof_costs", data)
+    run.ctx.bus.put(PROOF_COSTS, data)
     if run.ctx.session is not None:
         atomic_write_json(run.ctx.session.file(COSTS_FILE), data)

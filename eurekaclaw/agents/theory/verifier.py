@@ -12,7 +12,6 @@ from eurekaclaw.agents.theory.tool_answer import ask_with_tools
 from eurekaclaw.skills.prompt_budget import lemma_task, skills_block
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.tools.roles import role_tool_names
-from eurekaclaw.types.tasks import Task, TaskResult
 
 MIN_CONFIDENCE = 0.5
 
@@ -47,10 +46,6 @@ class Verifier(RunAgent):
     role = "verifier"
     reviews = True
     max_tokens_key = "verifier"
-
-    async def execute(self, task: Task) -> TaskResult:
-        review = await self.review(task.inputs["lemma_id"], task.inputs["proof"])
-        return TaskResult(success=review_passed(review), summary=review_text(review))
 
     async def review(self, lemma_id: str, proof: str, formal_proof: str | None = None) -> ReviewVerdict:
         """`formal_proof`: Coq source sent along with the proof. The kernel checks the proof;

@@ -30,14 +30,15 @@ from eurekaclaw.agents.writer.render import SOURCE_NOTE_PREFIX, render_tex
 from eurekaclaw.agents.writer.repair import BIB_NAME, TEX_NAME, compile_with_repair, copy_pdf
 from eurekaclaw.agents.writer.shipped import keep_cited_shipped, offer_shipped, record_shipped
 from eurekaclaw.errors import LLMError, StageFailedError
+from eurekaclaw.knowledge_bus.keys import PAPER, WRITER_PROSE
 from eurekaclaw.store.files import atomic_write_text
 from eurekaclaw.types.artifacts import PaperOutput, TheoryState
-from eurekaclaw.types.tasks import InputSpec, Task, TaskResult
+from eurekaclaw.types.tasks import InputSpec
 
 MD_NAME = "paper.md"
 PDF_NAME = "paper.pdf"
 BUILD_DIR = "latex"
-PROSE_CACHE_KEY = "writer_prose"
+PROSE_CACHE_KEY = WRITER_PROSE
 
 
 class LatexFix(BaseModel):
@@ -62,15 +63,6 @@ class WriterAgent(BaseAgent):
     def __init__(self, ctx: AgentContext) -> None:
         super().__init__(ctx)
         self._plan: CitePlan | None = None
-
-    async def execute(self, task: Task) -> TaskResult:
-        output = await self.write()
-        return TaskResult(
-            success=True,
-            summary=_summary(output),
-            outputs={"paper": output.model_dump(mode="json")},
-            partial=bool(output.compile_error),
-        )
 
     def session_dir(self) -> Path:
         if self.ctx.session is not None:
@@ -186,7 +178,7 @@ class WriterAgent(BaseAgent):
             notes=notes,
             weakest_level=doc.weakest,
         )
-        ctx.bus.put("paper", output)
+        ctx.bus.put(PAPER, output)
         self.log(_summary(output))
         ctx.events("write", message=_summary(output))
         return output
@@ -211,7 +203,10 @@ def _summary(output: PaperOutput) -> str:
 
 class WriteStage(Stage):
     name = "write"
+    needs = ("theory_state", "research_brief", "bibliography", "experiment_result")
     produces = ("paper",)
+    rerunnable = True
+    pivot_point = True  # the experiment may have contradicted the theory
 
     def missing_inputs(self, ctx: AgentContext, spec: InputSpec) -> str | None:
         if ctx.bus.get_theory_state() is None:

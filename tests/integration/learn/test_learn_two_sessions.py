@@ -19,7 +19,7 @@ from eurekaclaw.agents.base import AgentContext, BaseAgent
 from eurekaclaw.agents.learn.services import build_memory_services, memories_block_for
 from eurekaclaw.agents.learn.stage import LearnStage
 from eurekaclaw.llm.scripted import ScriptedBackend
-from eurekaclaw.types.tasks import InputSpec, Task, TaskResult
+from eurekaclaw.types.tasks import InputSpec
 
 LEMMA = (
     "For arms whose rewards have variance sigma_i^2 much smaller than their range, "
@@ -29,9 +29,6 @@ LEMMA = (
 
 class _Probe(BaseAgent):
     role = "prover"
-
-    async def execute(self, task: Task) -> TaskResult:  # pragma: no cover - not run
-        raise AssertionError
 
 
 async def test_session_two_gets_the_skill_and_memory_of_session_one(tmp_path):

@@ -162,14 +162,10 @@ def test_a_running_session_is_not_reviewed(session: SessionDir) -> None:
     session.mark_stopped()
 
 
-def test_the_review_agent_answers_a_task(session: SessionDir) -> None:
-    from eurekaclaw.review.agent import ReviewAgent
-    from eurekaclaw.types.tasks import Task
-
-    run = runner(session, scripted(qa=careless_reply))
-    result = asyncio.run(ReviewAgent(run.context()).execute(Task(stage="review", description="Is L2 checked?")))
-    assert result.success and "formally" not in result.summary
-    assert result.outputs["answer"]["corrections"]
+def test_the_review_agent_answers_through_the_runner(session: SessionDir) -> None:
+    answer = asyncio.run(runner(session, scripted(qa=careless_reply)).ask("Is L2 checked?"))
+    assert answer.shown and "formally" not in answer.shown
+    assert answer.as_json()["corrections"]
 
 
 def test_a_chatty_reply_around_the_json_is_read(session: SessionDir) -> None:

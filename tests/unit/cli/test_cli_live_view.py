@@ -132,13 +132,13 @@ def test_the_orchestrator_watches_the_backend_it_builds(tmp_path) -> None:
 
 def test_log_lines_go_through_the_display_console(monkeypatch: pytest.MonkeyPatch) -> None:
     from eurekaclaw import console as console_mod
-    from eurekaclaw.cli_common import ConsoleLogHandler, _setup_logging
+    from eurekaclaw.console import ConsoleLogHandler, setup_logging
 
     buf = io.StringIO()
     console = Console(file=buf, width=200, force_terminal=True, color_system=None)
     monkeypatch.setattr(console_mod, "err", lambda: console)
     monkeypatch.setattr(progress, "err", lambda: console)
-    _setup_logging(False)
+    setup_logging(False)
     assert any(isinstance(h, ConsoleLogHandler) for h in logging.getLogger().handlers)
     ui = RunUI(live=True, clock=FakeClock())
     ui.start("s4", "prove")

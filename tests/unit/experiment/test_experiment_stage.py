@@ -23,7 +23,7 @@ from eurekaclaw.store.session import SessionDir
 from eurekaclaw.tools.base import ToolRegistry
 from eurekaclaw.tools.code_exec import detect_isolation
 from eurekaclaw.types.artifacts import Claim, ClaimVariable, LemmaNode, TheoryState
-from eurekaclaw.types.tasks import InputSpec, Task
+from eurekaclaw.types.tasks import InputSpec
 
 SPEC = {
     "rationale": "UCB1 and MOSS on a three-armed Bernoulli instance",
@@ -279,12 +279,12 @@ async def test_failing_model_code_gets_one_repair(tmp_path):
     assert result.status == "completed" and result.claim_violation_rates == {"L1": 0.0}
 
 
-async def test_designer_execute_reports_the_spec(tmp_path):
-    ctx = make_ctx(tmp_path, designer(SPEC), plugin=MABPlugin())
-    ctx.bus.put_theory_state(theory())
-    result = await ExperimentDesigner(ctx).execute(Task(stage="experiment"))
-    assert result.success and result.outputs["source"] == "designer"
-    assert result.outputs["spec"]["instances"][0]["name"] == "easy"
+async def test_designer_reports_the_spec(tmp_path):
+    plugin = MABPlugin()
+    ctx = make_ctx(tmp_path, designer(SPEC), plugin=plugin)
+    design = await ExperimentDesigner(ctx).design_spec(theory(), plugin.experiment_backend())
+    assert design.source == "designer"
+    assert design.spec.model_dump(mode="json")["instances"][0]["name"] == "easy"
 
 
 FALSE_SPEC = {

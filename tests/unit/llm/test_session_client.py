@@ -259,7 +259,7 @@ async def test_outer_retries_give_up_and_fatal_errors_are_not_retried() -> None:
     sleeps = Sleeps()
     backend = ScriptedBackend(responder=busy)
     with pytest.raises(LLMRetryableError):
-        await SessionLLM(backend, UsageLedger(None), outer_retries=2, sleep=sleeps).complete(ask())
+        await SessionLLM(backend, UsageLedger(None), max_retries=2, sleep=sleeps).complete(ask())
     assert len(backend.calls) == 3 and len(sleeps) == 2
 
     def bad(request: LLMRequest) -> Any:

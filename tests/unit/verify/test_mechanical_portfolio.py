@@ -138,6 +138,32 @@ async def test_unknown_waits_for_the_other_solver(monkeypatch: pytest.MonkeyPatc
     assert mechanical_level(checks) == "smt"
 
 
+async def test_after_a_give_up_the_other_solver_gets_the_second_opinion_window(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """z3 gives up; cvc5 (a worker that never answers) is stopped once SMT_SECOND_OPINION_S has
+    passed instead of running to the whole SMT time-out: its worker is killed, its result says
+    why, and the part is remembered (the window is a rule, not an accident)."""
+    slow = SlowSolver(monkeypatch, tmp_path)
+    fake_solvers(monkeypatch, z3=CheckResult(checker="z3", verdict="unknown", detail="incomplete"), cvc5=slow.check)
+    settings = load_settings(smt_timeout_s=3600.0, smt_second_opinion_s=0.2, falsifier_budget_s=0.3)
+    try:
+        with claim_check_session() as cache:
+            checks = await run_mechanical_checks(AMGM, settings=settings)
+            assert session_cache() is cache
+            again = await run_mechanical_checks(AMGM, settings=settings)
+    finally:
+        slow.pool.close()
+    by = {c.checker: c for c in checks}
+    assert by["z3"].verdict == "unknown"
+    assert by["cvc5"].verdict == "skipped" and "SMT_SECOND_OPINION_S" in by["cvc5"].detail
+    assert slow.replies and slow.replies[0]["status"] == "cancelled"
+    assert all(gone(pid) for pid in slow.pids()[:1])
+    assert mechanical_level(checks) is None and refuted(checks) is None
+    assert len(slow.replies) == 1, "the second check of the same claim came from the session memo"
+    assert [c.verdict for c in again if c.checker in ("z3", "cvc5")] == ["unknown", "skipped"]
+
+
 async def test_disagreement_keeps_the_refutation(monkeypatch: pytest.MonkeyPatch) -> None:
     """A solver "proves" a false claim (a translation bug): the proof ends the SMT part, but the
     falsifier still runs to its end, its counterexample wins and the disagreement is shown."""

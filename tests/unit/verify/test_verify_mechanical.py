@@ -163,12 +163,21 @@ def test_level_rules() -> None:
 
 
 def test_available_checkers() -> None:
+    # one row per registered checker, under the name its results carry (the registry's list)
     infos = {c.name: c for c in available_checkers()}
-    assert set(infos) == {"falsifier", "z3", "cvc5", "coqc", "lean", "lake"}
+    assert set(infos) == {"falsifier", "z3", "cvc5", "coq", "lean"}
+    assert {n: c.kind for n, c in infos.items()} == {
+        "falsifier": "numeric",
+        "z3": "smt",
+        "cvc5": "smt",
+        "coq": "formal",
+        "lean": "formal",
+    }
+    assert all(c.source == "built-in" and not c.problem for c in infos.values())
     assert infos["falsifier"].available and "sympy" in (infos["falsifier"].version or "")
     assert infos["z3"].available == (importlib.util.find_spec("z3") is not None)
-    assert infos["coqc"].available == (shutil.which("coqc") is not None)
-    if infos["coqc"].available:
-        assert infos["coqc"].version and infos["coqc"].version[0].isdigit()
-    assert infos["lean"].available == (shutil.which("lean") is not None)
+    assert infos["coq"].available == (shutil.which("coqc") is not None)
+    if infos["coq"].available:
+        assert infos["coq"].version and infos["coq"].version[0].isdigit()
+    assert infos["lean"].available == (shutil.which("lean") is not None and shutil.which("lake") is not None)
     assert all(isinstance(c.model_dump(), dict) for c in infos.values())

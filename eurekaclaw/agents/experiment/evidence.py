@@ -6,12 +6,16 @@ A bound of the theorem violated beyond the experiment's statistical tolerance ma
 to the main statement. Once per session, a theorem that had been proved is formalized again with
 that counterexample in view (the first formalization may have mis-stated the conjecture); the
 new formalization is then proved and tested like the first, and a second contradiction is final.
+
+ExperimentStage.transition applies it in a session (a re-plan is its `Replan("formalize")`);
+`review --revise` applies it without re-plans (orchestrator/rerun.py).
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
+from eurekaclaw.agents.experiment.violations import worst_violation
 from eurekaclaw.knowledge_bus.bus import KnowledgeBus
 from eurekaclaw.types.artifacts import Counterexample
 
@@ -25,10 +29,6 @@ def apply_experiment_evidence(bus: KnowledgeBus, *, replans_allowed: bool) -> Ev
     result = bus.get_experiment_result()
     if theory is None or result is None or not result.violations or theory.status == "refuted":
         return "none"
-    # Imported here: the experiment package pulls numpy/scipy/sympy, which the CLI must not load
-    # before it knows a session will run (a missing backend fails in well under a second).
-    from eurekaclaw.agents.experiment.violations import worst_violation
-
     was = theory.status
     root = theory.root_id()
     node = theory.lemma_dag.get(root) if root else None
