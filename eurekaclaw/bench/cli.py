@@ -68,6 +68,23 @@ def bench_command(
     problem_budget_tokens: Annotated[
         int | None, typer.Option("--problem-budget-tokens", min=0, help="Token cap for each session.")
     ] = None,
+    session_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--session-timeout",
+            min=0.001,
+            metavar="SECONDS",
+            help="Wall limit per session; a session past it ends as undecided, with the reason recorded.",
+        ),
+    ] = None,
+    costs_from: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--costs-from",
+            metavar="BENCH_DIR",
+            help="An earlier bench whose run times order this one, longest first (repeatable).",
+        ),
+    ] = None,
     out: Annotated[
         str | None, typer.Option("--out", "-o", help="Bench folder (default: $EUREKACLAW_DIR/bench/<id>).")
     ] = None,
@@ -98,6 +115,8 @@ def bench_command(
 
       eurekaclaw bench general -n 3 --config default --config memory_guided --workers 2
 
+      eurekaclaw bench general --llm schema --workers 2 --session-timeout 60
+
       eurekaclaw bench mab:1 --llm anthropic --llm openai_compat --problem-budget-usd 2
     """
     from pathlib import Path
@@ -116,7 +135,8 @@ def bench_command(
         bench_dir = Path(resume).expanduser()
         if problem_sets or config or llm or demo or out:
             raise BadInputError(
-                "--resume continues the bench as it was planned; give only budgets, --workers or --ray with it"
+                "--resume continues the bench as it was planned; give only budgets, --workers, --ray, "
+                "--session-timeout or --costs-from with it"
             )
         manifest = runner.load_manifest(bench_dir)
         options = runner.options_from_manifest(
@@ -127,6 +147,8 @@ def bench_command(
             budget_tokens=budget_tokens,
             run_budget_usd=problem_budget_usd,
             run_budget_tokens=problem_budget_tokens,
+            session_timeout_s=session_timeout,
+            costs_from=costs_from,
         )
     else:
         if demo and (config or llm):
@@ -145,6 +167,8 @@ def bench_command(
             budget_tokens=budget_tokens,
             run_budget_usd=problem_budget_usd,
             run_budget_tokens=problem_budget_tokens,
+            session_timeout_s=session_timeout,
+            costs_from=costs_from or [],
         )
         bench_dir = Path(out).expanduser() if out else settings.eurekaclaw_dir / "bench" / runner.new_bench_id()
         if bench_dir.exists() and not bench_dir.is_dir():
@@ -171,7 +195,7 @@ def bench_command(
             if record.true_refuted
             else ""
         )
-        why = f" - {record.error}" if record.error else ""
+        why = f" - {record.error}" if record.error else f" - {record.reason}" if record.timed_out else ""
         err().print(
             f"[{finished}/{total}] {record.run_id}: {record.verdict}{level} in {record.wall_s:.1f}s{flag}{why}",
             markup=False,

@@ -44,6 +44,8 @@ class RunSpec(BaseModel):
     home: str  # EUREKACLAW_DIR of this run
     budget_usd: float | None = None
     budget_tokens: int | None = None
+    timeout_s: float | None = None  # the session's wall limit (--session-timeout)
+    expected_s: float | None = None  # the scheduler's estimate, kept to judge the schedule
 
 
 class RunRecord(BaseModel):
@@ -75,6 +77,10 @@ class RunRecord(BaseModel):
     cost_by_stage: dict[str, float] = Field(default_factory=dict)
     eval_total: float | None = None
     wall_s: float = 0.0
+    cpu_s: float | None = None  # this process and its children during the session
+    # where the time went (bench/timing.py): stages (wall, CPU), checkers, model calls, TeX
+    timing: dict[str, Any] = Field(default_factory=dict)
+    timed_out: bool = False  # stopped by --session-timeout: undecided whatever the theory says
     budget_usd: float | None = None
     budget_tokens: int | None = None
     model: str = ""

@@ -18,6 +18,7 @@ from typing import Any
 
 from eurekaclaw.bench.models import RunRecord
 from eurekaclaw.bench.stats import mcnemar_exact, wilson
+from eurekaclaw.bench.timing import top_items
 
 CSV_FIELDS = (
     "run_id",
@@ -44,6 +45,8 @@ CSV_FIELDS = (
     "cost_usd",
     "eval_total",
     "wall_s",
+    "cpu_s",
+    "timed_out",
     "model",
     "session_id",
     "error",
@@ -95,6 +98,8 @@ def _group_stats(records: list[RunRecord]) -> dict[str, Any]:
         "cost_usd": _cost(records),
         "eval_mean": _mean([r.eval_total for r in records if r.eval_total is not None]),
         "wall_s": round(sum(r.wall_s for r in records), 3),
+        "cpu_s": round(sum(r.cpu_s or 0.0 for r in records), 3),
+        "timed_out": sum(1 for r in records if r.timed_out),
     }
 
 
@@ -147,10 +152,60 @@ def summarize(records: list[RunRecord], configs: list[str], planned: int) -> dic
     return {
         "planned_runs": planned,
         "finished_runs": len(records),
+        "slowest": slowest(records),
         "overall": {label: _group_stats(by_config.get(label, [])) for label in configs},
         "problems": problems,
         "comparisons": pairs,
     }
+
+
+def slowest(records: list[RunRecord], n: int = 10) -> list[dict[str, Any]]:
+    """The runs that took longest, with where their time went (bench/timing.py)."""
+    top = sorted(records, key=lambda r: -r.wall_s)[:n]
+    return [
+        {
+            "run_id": r.run_id,
+            "wall_s": r.wall_s,
+            "cpu_s": r.cpu_s,
+            "verdict": r.verdict,
+            "timed_out": r.timed_out,
+            "worker": r.worker,
+            "top": [[name, seconds] for name, seconds in top_items(r.timing)],
+        }
+        for r in top
+    ]
+
+
+def _time_lines(summary: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    if summary.get("slowest"):
+        lines += [
+            "",
+            "## Slowest runs (where the time went: wall seconds of the largest stages, checkers, model calls, TeX)",
+            "",
+            "| run | wall s | CPU s | verdict | largest items |",
+            "|---|---|---|---|---|",
+        ]
+        for row in summary["slowest"]:
+            items = "; ".join(f"{name} {seconds:.2f}s" for name, seconds in row["top"]) or "–"
+            cpu = "–" if row["cpu_s"] is None else f"{row['cpu_s']:.2f}"
+            verdict = row["verdict"] + (" (timed out)" if row["timed_out"] else "")
+            lines.append(f"| {row['run_id']} | {row['wall_s']:.2f} | {cpu} | {verdict} | {items} |")
+    runs = summary.get("executions") or []
+    if runs:
+        lines += [
+            "",
+            "## Executions (each start or resume of this bench)",
+            "",
+            "| at | executor | workers | wall s | runs finished | worker start-up s (each) |",
+            "|---|---|---|---|---|---|",
+        ]
+        for e in runs:
+            each = ", ".join(f"{float(w.get('startup_s') or 0):.2f}" for w in e.get("worker_startups", [])) or "–"
+            lines.append(
+                f"| {e['at']} | {e['executor']} | {e['workers']} | {e['wall_s']:.1f} | {e['runs_finished']} | {each} |"
+            )
+    return lines
 
 
 def _rate(d: dict[str, Any]) -> str:
@@ -229,6 +284,7 @@ def markdown(summary: dict[str, Any], manifest: dict[str, Any]) -> str:
                 for k in stages
             ]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += _time_lines(summary)
     lines += [
         "",
         "## Per problem",

@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +25,7 @@ from eurekaclaw.bench.budget import BenchBudget
 from eurekaclaw.bench.executors import make_executor
 from eurekaclaw.bench.models import BenchConfig, RunRecord, RunSpec
 from eurekaclaw.bench.problems import Problem
+from eurekaclaw.bench.schedule import schedule
 from eurekaclaw.errors import BadInputError
 from eurekaclaw.store.files import append_jsonl, atomic_write_json, atomic_write_text
 
@@ -45,6 +47,8 @@ class BenchOptions(BaseModel):
     budget_tokens: int | None = Field(default=None, ge=0)
     run_budget_usd: float | None = Field(default=None, ge=0.0)
     run_budget_tokens: int | None = Field(default=None, ge=0)
+    session_timeout_s: float | None = Field(default=None, gt=0.0)
+    costs_from: list[str] = Field(default_factory=list)  # earlier bench folders: expected run times
 
 
 class BenchOutcome(BaseModel):
@@ -187,9 +191,6 @@ def run_bench(
     resume: bool = False,
     on_record: Callable[[RunRecord, int, int], None] | None = None,
 ) -> BenchOutcome:
-    from eurekaclaw.bench.plot import write_plots
-    from eurekaclaw.bench.report import csv_text, markdown, summarize
-
     if resume:
         manifest = load_manifest(bench_dir)
         # a resumed bench may run on other code: each continuation is on the record
@@ -207,58 +208,39 @@ def run_bench(
                         "budget_tokens",
                         "run_budget_usd",
                         "run_budget_tokens",
+                        "session_timeout_s",
                     },
                 ),
             }
         )
     elif (bench_dir / MANIFEST).exists():
         raise BadInputError(f"{bench_dir} already holds a bench; use --resume {bench_dir} to continue it")
-    preflight(options)  # before anything is written: a bad configuration leaves no folder behind
-    if not resume:
-        manifest = build_manifest(options, bench_dir.name)
-        bench_dir.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(bench_dir / MANIFEST, manifest)
-    specs = plan(options, bench_dir)
-    done = {r.run_id: r for r in read_results(bench_dir) if r.run_id in {s.run_id for s in specs}}
-    todo = [s for s in specs if s.run_id not in done]
+    started = time.monotonic()
+    # the workers import the engine while the configuration is checked
+    executor = make_executor(options.workers, options.ray_address)
+    try:
+        preflight(options)  # before anything is written: a bad configuration leaves no folder behind
+        if not resume:
+            manifest = build_manifest(options, bench_dir.name)
+            bench_dir.mkdir(parents=True, exist_ok=True)
+            atomic_write_json(bench_dir / MANIFEST, manifest)
+        specs = plan(options, bench_dir)
+        done = {r.run_id: r for r in read_results(bench_dir) if r.run_id in {s.run_id for s in specs}}
+        todo = schedule([s for s in specs if s.run_id not in done], _history(bench_dir, options.costs_from))
+    except BaseException:
+        executor.close()
+        raise
     budget = BenchBudget(options.budget_usd, options.budget_tokens, options.run_budget_usd, options.run_budget_tokens)
     for record in done.values():
         budget.spend(record.cost_usd, record.tokens)
     records = list(done.values())
     stop_reason = ""
-    executor = make_executor(options.workers, options.ray_address)
-    inflight: dict[Any, RunSpec] = {}
     try:
-        while todo or inflight:
-            while todo and len(inflight) < executor.capacity and not stop_reason:
-                allot = budget.allot(todo[0].run_id, len(todo))
-                if allot is None:
-                    stop_reason = budget.exhausted_reason()
-                    break
-                spec = todo.pop(0).model_copy(update={"budget_usd": allot.usd, "budget_tokens": allot.tokens})
-                inflight[executor.submit(spec.model_dump(mode="json"))] = spec
-            if not inflight:
-                break
-            for handle, data, error in executor.wait_any(list(inflight)):
-                spec = inflight.pop(handle)
-                record = _record(spec, data, error)
-                budget.settle(spec.run_id, record.cost_usd, record.tokens)
-                append_jsonl(bench_dir / RESULTS, record.model_dump(mode="json"))
-                records.append(record)
-                if on_record is not None:
-                    on_record(record, len(records), len(specs))
+        stop_reason = _drive(executor, todo, budget, options, bench_dir, records, len(specs), on_record)
     finally:
         executor.close()
-        order = {s.run_id: i for i, s in enumerate(specs)}
-        records.sort(key=lambda r: order.get(r.run_id, len(order)))
-        manifest["models"] = _models(records)
-        atomic_write_json(bench_dir / MANIFEST, manifest)
-        summary = summarize(records, [c.label for c in options.configs], len(specs))
-        summary["stop_reason"] = stop_reason
-        atomic_write_json(bench_dir / "summary.json", summary)
-        atomic_write_text(bench_dir / "summary.md", markdown(summary, manifest))
-        atomic_write_text(bench_dir / "summary.csv", csv_text(records))
-        write_plots(bench_dir, summary)
+        manifest.setdefault("executions", []).append(_execution(executor, options, started, len(records) - len(done)))
+        summary = _write_reports(bench_dir, manifest, options, specs, records, stop_reason)
     return BenchOutcome(
         bench_dir=str(bench_dir),
         records=records,
@@ -266,6 +248,91 @@ def run_bench(
         not_run=len(specs) - len(records),
         stop_reason=stop_reason,
     )
+
+
+def _drive(
+    executor: Any,
+    todo: list[RunSpec],
+    budget: BenchBudget,
+    options: BenchOptions,
+    bench_dir: Path,
+    records: list[RunRecord],
+    planned: int,
+    on_record: Callable[[RunRecord, int, int], None] | None,
+) -> str:
+    """Keep the executor full in schedule order within the budgets; record each run as it ends.
+    Returns why it stopped early ("" when every run was started)."""
+    stop_reason = ""
+    inflight: dict[Any, RunSpec] = {}
+    while todo or inflight:
+        while todo and len(inflight) < executor.capacity and not stop_reason:
+            allot = budget.allot(todo[0].run_id, len(todo))
+            if allot is None:
+                stop_reason = budget.exhausted_reason()
+                break
+            spec = todo.pop(0).model_copy(
+                update={"budget_usd": allot.usd, "budget_tokens": allot.tokens, "timeout_s": options.session_timeout_s}
+            )
+            inflight[executor.submit(spec.model_dump(mode="json"))] = spec
+        if not inflight:
+            break
+        for handle, data, error in executor.wait_any(list(inflight)):
+            spec = inflight.pop(handle)
+            record = _record(spec, data, error)
+            budget.settle(spec.run_id, record.cost_usd, record.tokens)
+            append_jsonl(bench_dir / RESULTS, record.model_dump(mode="json"))
+            records.append(record)
+            if on_record is not None:
+                on_record(record, len(records), planned)
+    return stop_reason
+
+
+def _history(bench_dir: Path, costs_from: list[str]) -> list[RunRecord]:
+    """Earlier runs whose times predict this bench's: this folder's and the named folders'."""
+    history = list(read_results(bench_dir))
+    for folder in costs_from:
+        history.extend(read_results(Path(folder).expanduser()))
+    return history
+
+
+def _execution(executor: Any, options: BenchOptions, started: float, finished: int) -> dict[str, Any]:
+    """One start (or resume) of the bench: where it ran, its workers' start-up, its wall time."""
+    startups = list(getattr(executor, "startups", []))
+    return {
+        "at": datetime.now(UTC).isoformat(),
+        "executor": executor.name,
+        "workers": executor.capacity,
+        "wall_s": round(time.monotonic() - started, 3),
+        "runs_finished": finished,
+        "session_timeout_s": options.session_timeout_s,
+        "worker_startups": startups,
+        "worker_startup_s_total": round(sum(float(s.get("startup_s") or 0.0) for s in startups), 3),
+    }
+
+
+def _write_reports(
+    bench_dir: Path,
+    manifest: dict[str, Any],
+    options: BenchOptions,
+    specs: list[RunSpec],
+    records: list[RunRecord],
+    stop_reason: str,
+) -> dict[str, Any]:
+    from eurekaclaw.bench.plot import write_plots
+    from eurekaclaw.bench.report import csv_text, markdown, summarize
+
+    order = {s.run_id: i for i, s in enumerate(specs)}
+    records.sort(key=lambda r: order.get(r.run_id, len(order)))
+    manifest["models"] = _models(records)
+    atomic_write_json(bench_dir / MANIFEST, manifest)
+    summary = summarize(records, [c.label for c in options.configs], len(specs))
+    summary["stop_reason"] = stop_reason
+    summary["executions"] = manifest.get("executions", [])
+    atomic_write_json(bench_dir / "summary.json", summary)
+    atomic_write_text(bench_dir / "summary.md", markdown(summary, manifest))
+    atomic_write_text(bench_dir / "summary.csv", csv_text(records))
+    write_plots(bench_dir, summary)
+    return summary
 
 
 def _record(spec: RunSpec, data: dict[str, Any] | None, error: str | None) -> RunRecord:

@@ -8,18 +8,35 @@ session: an error is a record with verdict `undecided` and the error's one line.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import random
 import socket
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from eurekaclaw.bench.models import RunRecord, RunSpec, classify
+from eurekaclaw.bench.timing import Stopwatch, breakdown, cpu_now
+from eurekaclaw.orchestrator.progress import RunUI
 
 log = logging.getLogger(__name__)
+
+
+class StageClock(RunUI):
+    """The bench's quiet display: it also notes the CPU clock at every stage event."""
+
+    def __init__(self) -> None:
+        super().__init__(live=False, quiet=True)
+        self.marks: list[tuple[str, str, float]] = []  # (stage, status, cpu seconds)
+
+    def event(self, kind: str, **data: Any) -> None:
+        if kind == "stage" and data.get("name"):
+            self.marks.append((str(data["name"]), str(data.get("status") or ""), cpu_now()))
+        super().event(kind, **data)
 
 
 def _read(path: Path) -> Any:
@@ -101,10 +118,29 @@ def collect(record: RunRecord, session_dir: Path) -> RunRecord:
     return record
 
 
-def run_one(spec_data: dict[str, Any] | RunSpec) -> dict[str, Any]:
-    """Run one session; return its RunRecord as a dict."""
-    spec = spec_data if isinstance(spec_data, RunSpec) else RunSpec.model_validate(spec_data)
-    record = RunRecord(
+def timeout_reason(seconds: float) -> str:
+    return f"session timeout: stopped after {seconds:g} s (--session-timeout); counted undecided"
+
+
+@contextlib.contextmanager
+def isolated() -> Iterator[None]:
+    """A session leaves the process as it found it: environment and working directory. A worker
+    process runs many sessions, and what one sets must not reach the next."""
+    env, cwd = dict(os.environ), os.getcwd()
+    try:
+        yield
+    finally:
+        for key in set(os.environ) - set(env):
+            del os.environ[key]
+        for key, value in env.items():
+            if os.environ.get(key) != value:
+                os.environ[key] = value
+        with contextlib.suppress(OSError):
+            os.chdir(cwd)
+
+
+def _new_record(spec: RunSpec, worker: str) -> RunRecord:
+    return RunRecord(
         run_id=spec.run_id,
         config=spec.config.label,
         problem_id=spec.problem.id,
@@ -114,38 +150,78 @@ def run_one(spec_data: dict[str, Any] | RunSpec) -> dict[str, Any]:
         seed=spec.seed,
         budget_usd=spec.budget_usd,
         budget_tokens=spec.budget_tokens,
-        worker=f"{socket.gethostname()}:{os.getpid()}",
+        worker=worker,
     )
-    started = time.monotonic()
+
+
+def killed_record(spec_data: dict[str, Any], elapsed_s: float, worker: str = "killed") -> dict[str, Any]:
+    """The record of a session whose worker was killed at its wall limit: undecided, with what
+    its files say about where the time went. Its session is the one in its home that was
+    written to during the run (a shared home may hold others)."""
+    spec = RunSpec.model_validate(spec_data)
+    record = _new_record(spec, worker)
+    record.timed_out, record.wall_s = True, round(elapsed_s, 3)
+    runs = Path(spec.home) / "runs"
+    since = time.time() - elapsed_s - 1.0
+    recent = [d for d in runs.glob("*") if d.is_dir() and d.stat().st_mtime >= since] if runs.is_dir() else []
+    session_dir = recent[0] if len(recent) == 1 else None
+    if session_dir is not None:
+        collect(record, session_dir)
+    record.timing = breakdown(session_dir, _read(session_dir / "theory_state.json") if session_dir else None, [])
+    return finish(record, spec).model_dump(mode="json")
+
+
+def run_one(spec_data: dict[str, Any] | RunSpec) -> dict[str, Any]:
+    """Run one session; return its RunRecord as a dict."""
+    spec = spec_data if isinstance(spec_data, RunSpec) else RunSpec.model_validate(spec_data)
+    record = _new_record(spec, f"{socket.gethostname()}:{os.getpid()}")
+    watch = Stopwatch()
     created: list[Any] = []
+    clock = StageClock()
     try:
-        _run_session(spec, created)
+        with isolated():
+            _run_session(spec, created, clock)
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # noqa: BLE001 - one failed run must not end the bench
-        from eurekaclaw.errors import EurekaError
+        # wait_for's TimeoutError, not one from inside the session that escaped it
+        if isinstance(exc, TimeoutError) and spec.timeout_s is not None and watch.read()[0] >= spec.timeout_s:
+            record.timed_out = True
+        else:
+            from eurekaclaw.errors import EurekaError
 
-        record.error = exc.user_message() if isinstance(exc, EurekaError) else f"{type(exc).__name__}: {exc}"
-        record.session_status = "error"
-        log.debug("bench run %s failed", spec.run_id, exc_info=True)
+            record.error = exc.user_message() if isinstance(exc, EurekaError) else f"{type(exc).__name__}: {exc}"
+            record.session_status = "error"
+            log.debug("bench run %s failed", spec.run_id, exc_info=True)
     finally:
-        record.wall_s = round(time.monotonic() - started, 3)
-    if created:
-        collect(record, Path(created[-1].path))
+        record.wall_s, record.cpu_s = watch.read()
+    session_dir = Path(created[-1].path) if created else None
+    if session_dir is not None:
+        collect(record, session_dir)
         if record.error and record.session_status not in ("budget_exceeded", "interrupted", "paused"):
             record.session_status = "error"
+    record.timing = breakdown(
+        session_dir, _read(session_dir / "theory_state.json") if session_dir else None, clock.marks
+    )
+    return finish(record, spec).model_dump(mode="json")
+
+
+def finish(record: RunRecord, spec: RunSpec) -> RunRecord:
+    """The verdict, failing closed: a timed-out session is undecided whatever its files say."""
+    if record.timed_out:
+        record.reason = timeout_reason(spec.timeout_s or record.wall_s)
+        record.session_status = "timed_out"
     if record.error and not record.reason:
         record.reason = record.error
     record.verdict, record.correct, record.false_proved, record.true_refuted = classify(
-        record.truth, record.theory_status
+        record.truth, None if record.timed_out else record.theory_status
     )
-    return record.model_dump(mode="json")
+    return record
 
 
-def _run_session(spec: RunSpec, created: list[Any]) -> None:
+def _run_session(spec: RunSpec, created: list[Any], clock: StageClock) -> None:
     from eurekaclaw.config import load_settings
     from eurekaclaw.orchestrator.meta import MetaOrchestrator
-    from eurekaclaw.orchestrator.progress import RunUI
     from eurekaclaw.types.tasks import InputSpec
 
     home = Path(spec.home)
@@ -160,7 +236,7 @@ def _run_session(spec: RunSpec, created: list[Any]) -> None:
         settings,
         llm_override=llm_for_run(spec.config.llm, spec.seed),
         review_llm_override=llm_for_run(spec.config.review_llm, spec.seed + 1),
-        ui=RunUI(live=False, quiet=True),
+        ui=clock,
     )
     # the session this run creates, whoever else writes into a shared home meanwhile
     new_session = orchestrator.workspace.new_session
@@ -175,4 +251,6 @@ def _run_session(spec: RunSpec, created: list[Any]) -> None:
     spec_in = InputSpec(
         mode="prove", statement=problem.statement, domain=problem.domain, budget_usd=spec.budget_usd, gate_mode="none"
     )
-    asyncio.run(orchestrator.run(spec_in))
+    # the orchestrator checkpoints and marks the session interrupted when cancelled; wait_for
+    # then raises TimeoutError
+    asyncio.run(asyncio.wait_for(orchestrator.run(spec_in), spec.timeout_s))
