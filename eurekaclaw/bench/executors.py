@@ -105,7 +105,7 @@ class RayExecutor:
                     f"cannot connect to Ray at {address!r}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
                 ) from None
             self._started = True
-        cpus = int(ray.cluster_resources().get("CPU", 1))
+        cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]  # ray is untyped
         self.capacity = max(1, workers or cpus)
         self.startups: list[dict[str, Any]] = []
         self._grace = grace_s

@@ -27,7 +27,7 @@ from eurekaclaw.orchestrator.session_run import SessionRun
 from eurekaclaw.orchestrator.stage_runner import PauseRequested, StageRunner
 from eurekaclaw.orchestrator.stages import STAGE_GRAPH, load_stage
 from eurekaclaw.types.artifacts import TheoryState
-from eurekaclaw.types.tasks import InputSpec, PipelineState
+from eurekaclaw.types.tasks import InputSpec, PipelineState, StageRecord
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +127,7 @@ async def _run_one(
         await runner.run(run, rec, resume)
     except PauseRequested:
         raise RerunFailed(f"the {stage.name} stage was stopped before it finished") from None
-    if rec.status == "failed":
+    if _failed(rec):
         raise RerunFailed(f"the {stage.name} stage failed: {rec.reason or 'no reason given'}")
     status = "partial" if rec.reason.startswith("partial") else rec.status
     return StageRun(stage.name, status, rec.reason.removeprefix("partial: ").removeprefix("partial"))
@@ -170,3 +170,8 @@ async def rerun_stages(
             apply_experiment_evidence(ctx.bus, replans_allowed=False)
             _dedupe_counterexamples(ctx)
     return runs
+
+
+def _failed(rec: StageRecord) -> bool:
+    # read after the runner ran the stage (which sets the status it was reset to above)
+    return rec.status == "failed"

@@ -17,12 +17,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from eurekaclaw.agents.base import BaseAgent, render_prompt
+from eurekaclaw.agents.base import BaseAgent
 from eurekaclaw.model_text import for_display
 from eurekaclaw.review.agent import review_stage
 from eurekaclaw.review.claims import ALL, THEOREM, ClaimChecker
 from eurekaclaw.review.facts import PROOF_EXCERPT, PaperFacts, paper_markdown
 from eurekaclaw.review.history import ReviewStore
+from eurekaclaw.templates import render_prompt
 
 HISTORY_TURNS = 3
 MAX_QUESTION = 4000

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from eurekaclaw.agents.base import BaseAgent, render_prompt
+from eurekaclaw.agents.base import BaseAgent
 from eurekaclaw.agents.evaluate.session import REPORT_FILE, rescore_prose_revision
 from eurekaclaw.agents.writer.bibtex import render_bibtex
 from eurekaclaw.agents.writer.compile import usable_toolchain
@@ -38,6 +38,7 @@ from eurekaclaw.review.agent import review_stage
 from eurekaclaw.review.facts import PaperFacts
 from eurekaclaw.review.history import REVIEW_DIR, PaperVersion, ReviewStore, version_files
 from eurekaclaw.store.files import atomic_write_text
+from eurekaclaw.templates import render_prompt
 
 MAX_FEEDBACK = 8000
 

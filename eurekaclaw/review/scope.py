@@ -13,12 +13,13 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from eurekaclaw.agents.base import BaseAgent, render_prompt
+from eurekaclaw.agents.base import BaseAgent
 from eurekaclaw.config import Settings
 from eurekaclaw.errors import LLMAuthError, LLMFatalError, LLMOutputError, LLMRetryableError
 from eurekaclaw.review.agent import review_stage
 from eurekaclaw.review.claims import ClaimChecker
 from eurekaclaw.review.facts import PaperFacts
+from eurekaclaw.templates import render_prompt
 
 Scope = Literal["prose", "experiment", "theory"]
 

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from eurekaclaw.agents.base import render_prompt
 from eurekaclaw.errors import LLMError, MissingConfigError
 from eurekaclaw.llm.session_client import SessionLLM
 from eurekaclaw.llm.types import LLMRequest, Message
+from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.artifacts import Bibliography, EvalDimension, Paper, TheoryState
 
 if TYPE_CHECKING:

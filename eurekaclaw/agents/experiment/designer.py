@@ -15,11 +15,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from eurekaclaw.agents.base import BaseAgent, render_prompt
+from eurekaclaw.agents.base import BaseAgent
 from eurekaclaw.agents.experiment.expr import ExpressionError, compile_expression
 from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.llm.types import Message
 from eurekaclaw.skills.prompt_budget import skills_block
+from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.artifacts import LemmaNode, TheoryState
 
 MAX_LEMMAS_SHOWN = 30

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from eurekaclaw.agents.base import BaseAgent, render_prompt
+from eurekaclaw.agents.base import BaseAgent
 from eurekaclaw.agents.survey.models import GapAnalysis, SummaryBatch
 from eurekaclaw.errors import LLMOutputError
+from eurekaclaw.templates import render_prompt
 from eurekaclaw.tools.literature.aio import gather_all
 from eurekaclaw.tools.literature.tools import PaperPool
 from eurekaclaw.types.artifacts import KnownResult, Paper, PaperSummary

@@ -3,10 +3,11 @@ transformative potential, ranked by the weighted composite (see scoring.py)."""
 
 from __future__ import annotations
 
-from eurekaclaw.agents.base import BaseAgent, render_prompt
+from eurekaclaw.agents.base import BaseAgent
 from eurekaclaw.agents.survey.models import DirectionSet
 from eurekaclaw.agents.survey.scoring import rank, to_direction
 from eurekaclaw.errors import LLMOutputError
+from eurekaclaw.templates import render_prompt
 from eurekaclaw.tools.literature.tools import PaperPool
 from eurekaclaw.types.artifacts import KnownResult, Paper, ResearchDirection
 

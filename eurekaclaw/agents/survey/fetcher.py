@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from eurekaclaw.agents.base import AgentContext, BaseAgent, render_prompt
+from eurekaclaw.agents.base import AgentContext, BaseAgent
 from eurekaclaw.errors import LLMOutputError
 from eurekaclaw.llm.session_client import extract_json
 from eurekaclaw.llm.types import ToolUseBlock
 from eurekaclaw.skills.prompt_budget import skills_block
+from eurekaclaw.templates import render_prompt
 from eurekaclaw.tools.base import ToolRegistry, run_tool_loop
 from eurekaclaw.tools.literature.service import LiteratureService
 from eurekaclaw.tools.literature.tools import PaperPool, paper_brief, register_literature_tools

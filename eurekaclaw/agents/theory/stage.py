@@ -112,9 +112,9 @@ class TheoryStage(Stage):
         try:
             await self._main_claim(run)
             await Scheduler(run).run_all()
-            if state.status != "refuted" and self._reopen_unlinked(run):
+            if not _root_refuted(state) and self._reopen_unlinked(run):
                 await Scheduler(run).run_all()
-            if state.status != "refuted":
+            if not _root_refuted(state):
                 await self._conclude(run)
         except BaseException:
             # Ctrl+C, pause, budget or a crash: leave a state that resume can continue.
@@ -210,6 +210,12 @@ class TheoryStage(Stage):
         if state.counterexamples:
             refuted = ", ".join(describe(c) for c in state.counterexamples)
             state.status_reason += f"; counterexamples on the way: {refuted}"
+
+
+def _root_refuted(state: TheoryState) -> bool:
+    # read after the scheduler ran: it may have refuted the theorem (a function call, so the
+    # status set to "in_progress" above is not taken as still holding)
+    return state.status == "refuted"
 
 
 def prune(run: TheoryRun) -> None:

@@ -22,6 +22,7 @@ from eurekaclaw.theory_view import STANDING, TheoremView
 from eurekaclaw.theory_view import LemmaView as ShownLemma
 from eurekaclaw.types.artifacts import (
     VERIFICATION_ORDER,
+    CheckResult,
     Counterexample,
     LemmaNode,
     ProofRecord,
@@ -268,7 +269,7 @@ def topological_order(dag: dict[str, LemmaNode]) -> list[str]:
     return order
 
 
-def _checks_summary(checks: list, record: ProofRecord | None = None) -> str:
+def _checks_summary(checks: list[CheckResult], record: ProofRecord | None = None) -> str:
     parts = [f"{c.checker} {c.verdict}" for c in checks if c.verdict != "skipped"]
     text = "; ".join(parts[:4]) + ("; ..." if len(parts) > 4 else "")
     if record is not None and record.self_review and record.verification_level == "reviewed":

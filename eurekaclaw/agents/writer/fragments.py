@@ -38,7 +38,7 @@ from eurekaclaw.agents.writer.latex_policy import (
     is_blocked,
 )
 from eurekaclaw.agents.writer.machine_claims import check_block
-from eurekaclaw.agents.writer.sanitize import group_end
+from eurekaclaw.agents.writer.tex_skip import group_end
 from eurekaclaw.model_text import for_display, strip_forged
 
 _CITE_RE = re.compile(r"\\(cite[a-z]*)\*?((?:\[[^\]]*\])*)\{([^{}]*)\}")

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from eurekaclaw.agents.base import render_prompt
 from eurekaclaw.agents.writer.bibtex import CitePlan
 from eurekaclaw.agents.writer.escape import escape_text
 from eurekaclaw.agents.writer.experiments import ExperimentView
@@ -23,6 +22,7 @@ from eurekaclaw.agents.writer.results_brief import experiment_brief
 from eurekaclaw.agents.writer.title_math import fallback_title
 from eurekaclaw.errors import LLMError
 from eurekaclaw.skills.prompt_budget import skills_block
+from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.artifacts import ExperimentResult, ResearchBrief, TheoryState
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from eurekaclaw.agents.base import AgentContext, BaseAgent, render_prompt
+from eurekaclaw.agents.base import AgentContext, BaseAgent
 from eurekaclaw.agents.stage import Stage, StageOutcome
 from eurekaclaw.agents.writer.bibtex import CitePlan, plan_citations, render_bibtex
 from eurekaclaw.agents.writer.compile import usable_toolchain
@@ -32,6 +32,7 @@ from eurekaclaw.agents.writer.shipped import keep_cited_shipped, offer_shipped, 
 from eurekaclaw.errors import LLMError, StageFailedError
 from eurekaclaw.knowledge_bus.keys import PAPER, WRITER_PROSE
 from eurekaclaw.store.files import atomic_write_text
+from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.artifacts import PaperOutput, TheoryState
 from eurekaclaw.types.tasks import InputSpec
 
