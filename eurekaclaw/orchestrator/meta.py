@@ -42,6 +42,7 @@ from eurekaclaw.types.tasks import (
     PipelineState,
     ResearchOutput,
     SessionMeta,
+    SessionStatus,
     StageRecord,
 )
 
@@ -321,7 +322,7 @@ class MetaOrchestrator:
         ui.start(session.session_id, f"{spec.mode} [{meta.domain}] via {meta.backend} ({meta.model})")
         ui.set_pipeline(pipeline)
         ui.set_theory(bus.get_theory_state())
-        stop_status: str | None = None
+        stop_status: SessionStatus | None = None
         stop_reason = ""
         try:
             await self._run_stages(run)
@@ -356,7 +357,7 @@ class MetaOrchestrator:
                         await closer()
 
         if stop_status is not None:
-            meta.status = stop_status  # type: ignore[assignment]
+            meta.status = stop_status
             meta.status_reason = stop_reason
             self._finish(run, meta)
             hint = f"resume with `eurekaclaw resume {session.session_id}`"
@@ -367,8 +368,7 @@ class MetaOrchestrator:
             raise RunInterrupted(f"session {session.session_id} paused", hint=hint)
 
         theory = bus.get_theory_state()
-        status, meta.status_reason = session_status(pipeline, theory, bus.get(PAPER))
-        meta.status = status  # type: ignore[assignment]
+        meta.status, meta.status_reason = session_status(pipeline, theory, bus.get(PAPER))
         if theory is None and any(session.path.glob("theory_state.json.corrupt-*")):
             # a theorem was formalized but is gone (damaged file): never a success
             meta.status = "failed"

@@ -19,7 +19,7 @@ from eurekaclaw.orchestrator.session_run import SessionRun
 from eurekaclaw.orchestrator.stages import STAGE_GRAPH
 from eurekaclaw.store.session import SessionDir
 from eurekaclaw.types.artifacts import utcnow
-from eurekaclaw.types.tasks import StageRecord
+from eurekaclaw.types.tasks import StageRecord, StageStatus
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class StageRunner:
             session.save_checkpoint({"stage": rec.name, "attempt": rec.attempts})
             outcome = await self._attempt(run, rec, stage, resume)
             if outcome.status != "failed":
-                status = "completed" if outcome.status in ("completed", "partial") else "skipped"
+                status: StageStatus = "completed" if outcome.status in ("completed", "partial") else "skipped"
                 detail = outcome.reason or outcome.summary
                 if outcome.status == "partial":
                     detail = f"partial: {detail}" if detail else "partial"
@@ -116,8 +116,8 @@ class StageRunner:
                 return
             await asyncio.sleep(PAUSE_POLL_S)
 
-    def set_status(self, run: SessionRun, rec: StageRecord, status: str, reason: str) -> None:
-        rec.status = status  # type: ignore[assignment]
+    def set_status(self, run: SessionRun, rec: StageRecord, status: StageStatus, reason: str) -> None:
+        rec.status = status
         rec.reason = reason
         run.save_pipeline()
         run.session.event("stage", name=rec.name, status=status, reason=reason, attempt=rec.attempts)

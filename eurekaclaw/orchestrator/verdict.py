@@ -10,7 +10,7 @@ from typing import Any
 
 from eurekaclaw.theory_view import theorem_view
 from eurekaclaw.types.artifacts import PaperOutput, TheoryState
-from eurekaclaw.types.tasks import PipelineState
+from eurekaclaw.types.tasks import PipelineState, SessionStatus
 
 
 def paper_problem(paper: Any) -> str:
@@ -32,7 +32,7 @@ def paper_note(paper: Any) -> str:
     return ""
 
 
-def session_status(pipeline: PipelineState, theory: Any, paper: Any) -> tuple[str, str]:
+def session_status(pipeline: PipelineState, theory: Any, paper: Any) -> tuple[SessionStatus, str]:
     """(status, reason) of a run that went through every stage: `partial` when a stage failed
     or is missing, the theorem is not proved, or the paper's PDF failed to build."""
     statuses = [r.status for r in pipeline.stages]
