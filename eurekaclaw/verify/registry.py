@@ -22,7 +22,7 @@ import functools
 import logging
 import re
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Any
@@ -203,46 +203,6 @@ def problems() -> tuple[Problem, ...]:
 def setup_problem() -> Problem | None:
     """The problem that leaves no built-in checker registered (a stale installation), if any."""
     return next((p for p in problems() if p.name == BUILTINS and p.source == ENTRY_POINT_GROUP), None)
-
-
-class NamesOfKinds:
-    """The names of the checkers of some kinds (plus `extra`), read from the registry each time
-    it is asked: a module constant built from this never fixes the list at import time."""
-
-    def __init__(self, *kinds: CheckerKind, extra: Iterable[str] = ()) -> None:
-        self._kinds = kinds
-        self._extra = tuple(extra)
-
-    def _names(self) -> tuple[str, ...]:
-        return tuple(n for kind in self._kinds for n in names_of_kind(kind)) + self._extra
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._names()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names())
-
-    def __len__(self) -> int:
-        return len(self._names())
-
-    def __repr__(self) -> str:
-        return f"NamesOfKinds({self._names()!r})"
-
-
-class DisplayNames(Mapping[str, str]):
-    """checker_names(kinds) as a read-only mapping that asks the registry on each use."""
-
-    def __init__(self, *kinds: CheckerKind) -> None:
-        self._kinds = kinds
-
-    def __getitem__(self, name: str) -> str:
-        return checker_names(self._kinds)[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(checker_names(self._kinds))
-
-    def __len__(self) -> int:
-        return len(checker_names(self._kinds))
 
 
 def _error(chk: Checker, detail: str, started: float) -> CheckResult:

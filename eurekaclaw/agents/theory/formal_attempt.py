@@ -20,19 +20,17 @@ from eurekaclaw.agents.theory.run import RunAgent, TheoryRun, summarise
 from eurekaclaw.errors import BudgetExceededError, LLMOutputError
 from eurekaclaw.templates import render_prompt
 from eurekaclaw.types.artifacts import CheckResult
-from eurekaclaw.verify.registry import NamesOfKinds
+from eurekaclaw.verify.registry import names_of_kind
 
 log = logging.getLogger(__name__)
 
 MAX_FORMAL_CHECKS = 2
-# The registered formal checkers (read from the registry on each use), and "formal": the name
-# of the result for a proof in a system nothing registered.
-FORMAL_CHECKERS = NamesOfKinds("formal", extra=("formal",))
 ERROR_CHARS = 1500
 
 
 def is_formal(check: CheckResult) -> bool:
-    return check.checker in FORMAL_CHECKERS
+    # "formal" names the result of a proof in a system no checker is registered for
+    return check.checker == "formal" or check.checker in names_of_kind("formal")
 
 
 def rejected(checks: list[CheckResult]) -> CheckResult | None:

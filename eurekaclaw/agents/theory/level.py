@@ -54,19 +54,14 @@ def mechanical_decision(node: LemmaNode, checks: list[CheckResult]) -> LevelDeci
     """What the checkers' results are worth for this lemma: a level (formal, smt, or cited for
     an axiom instance), supporting evidence only (with the reason), or None when no checker
     proved the claim."""
-    from eurekaclaw.agents.theory.mechanical import CHECKER_NAMES
+    from eurekaclaw.agents.theory.mechanical import level_checker_names
     from eurekaclaw.verify import mechanical_level
 
     level = mechanical_level(checks) if checks else None
     if level not in ("formal", "smt"):
         return None
-    passed = sorted(
-        {
-            CHECKER_NAMES.get(c.checker, c.checker)
-            for c in checks
-            if c.verdict == "passed" and c.checker in CHECKER_NAMES
-        }
-    )
+    names = level_checker_names()
+    passed = sorted({names[c.checker] for c in checks if c.verdict == "passed" and c.checker in names})
     evidence = f"claim checked by {' and '.join(passed)}"
     if node.claim_flags:
         why = "the claim is too trivial to verify the lemma: " + "; ".join(node.claim_flags)

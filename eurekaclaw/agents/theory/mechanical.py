@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from eurekaclaw.config import Settings
@@ -19,14 +18,17 @@ from eurekaclaw.types.artifacts import (
     Claim,
     Counterexample,
 )
-from eurekaclaw.verify.checker import LEVEL_KINDS
-from eurekaclaw.verify.registry import DisplayNames
 
 log = logging.getLogger(__name__)
 
-# Display names of the checkers whose proof can be a level (formal, smt), from the checker
-# registry, third-party checkers included; read on each use, never fixed at import.
-CHECKER_NAMES: Mapping[str, str] = DisplayNames(*LEVEL_KINDS)
+
+def level_checker_names() -> dict[str, str]:
+    """Display names of the registered checkers whose proof can be a level (formal, smt),
+    third-party checkers included."""
+    from eurekaclaw.verify.checker import LEVEL_KINDS
+    from eurekaclaw.verify.registry import checker_names
+
+    return checker_names(LEVEL_KINDS)
 
 
 def coq_available() -> bool:

@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 
 from eurekaclaw.agents.theory.level import mechanical_decision
-from eurekaclaw.agents.theory.mechanical import CHECKER_NAMES
+from eurekaclaw.agents.theory.mechanical import level_checker_names
 from eurekaclaw.config import Settings, load_settings
 from eurekaclaw.types.artifacts import CheckResult, Claim, ClaimVariable, LemmaNode
 from eurekaclaw.verify import available_checkers, mechanical_level, refuted, registry, run_mechanical_checks
@@ -76,7 +76,7 @@ def test_the_builtins_register_through_the_entry_point_group() -> None:
     assert registry.checker("z3") is Z3 and registry.checker("nope") is None
     # Coq and Lean are two instances of one proof-assistant class
     assert type(COQ) is type(LEAN) is ProofAssistant and registry.checker("coq") is COQ
-    assert dict(CHECKER_NAMES) == {"z3": "Z3", "coq": "Coq", "cvc5": "cvc5", "lean": "Lean"}
+    assert level_checker_names() == {"z3": "Z3", "coq": "Coq", "cvc5": "cvc5", "lean": "Lean"}
 
 
 async def test_an_example_checker_is_one_module_plus_its_registration(
@@ -115,7 +115,7 @@ async def test_an_example_checker_is_one_module_plus_its_registration(
     decision = mechanical_decision(node, [c for c in checks if c.checker != "z3" and c.checker != "cvc5"])
     assert decision is not None and decision.level == "unverified"
     assert "claim checked by Table Kernel" in decision.supporting[0]
-    assert CHECKER_NAMES["table"] == "Table Prover"
+    assert level_checker_names()["table"] == "Table Prover"
 
 
 def test_only_a_registered_smt_or_formal_checker_gives_a_level(plugins: Install) -> None:
