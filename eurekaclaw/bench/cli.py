@@ -130,6 +130,9 @@ def bench_command(
 
     if truth is not None and truth not in ("true", "false"):
         raise BadInputError(f"--truth must be true or false, not {truth!r}")
+    for folder in costs_from or []:
+        if not (Path(folder).expanduser() / runner.RESULTS).is_file():
+            raise BadInputError(f"--costs-from {folder}: no earlier bench there (no {runner.RESULTS})")
     settings = load_settings()
     if resume:
         bench_dir = Path(resume).expanduser()

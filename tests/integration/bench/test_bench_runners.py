@@ -111,6 +111,7 @@ def test_ray_runs_the_sessions_as_tasks(tmp_path: Path) -> None:
         (["--demo", "--truth", "maybe"], 2, "--truth must be true or false"),
         (["--resume", "."], 2, "is not a bench folder"),
         (["--demo", "-o", "afile"], 2, "is a file, not a folder"),
+        (["--demo", "--costs-from", "nowhere"], 2, "--costs-from nowhere: no earlier bench there"),
         (["--demo", "--ray", "ray://127.0.0.1:1", "--problem", "demo-square"], None, None),
     ],
 )
